@@ -1,0 +1,72 @@
+# syntax=docker/dockerfile:1
+#
+# One Dockerfile for every service. The runtime layers (production node_modules and the whole
+# compiled dist/) are shared, so the six app images differ only in their start command.
+#
+#   docker build --build-arg APP=campaign-scheduler -t ums/campaign-scheduler .   # an app (default target)
+#   docker build --target tools -t ums/tools .                                    # migrations / topics
+#
+# Apps:  campaign-scheduler, batch-expander, notification-sender, webhook-ingest,
+#        webhook-dispatcher, provider-simulator.
+# Ports: there is no EXPOSE. Each app listens on HTTP_PORT (3000..3005, see docker-compose.yml),
+#        which is runtime configuration, so the port is published by whoever runs the image.
+# Tools image (same layers, different command):
+#   node -r ./dist/tools/runtime/register-aliases.js dist/tools/migrate.js up    (default CMD)
+#   node -r ./dist/tools/runtime/register-aliases.js dist/tools/create-topics.js
+#   An app image can run these as well: pass the same command instead of its CMD.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS base
+WORKDIR /app
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+
+# Production dependencies only. None of them has an install script (only nx and @swc/core do,
+# both dev), so scripts are skipped.
+FROM base AS deps
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts
+
+# Full install and compile. swc only compiles; it does not rewrite the @ums/* path aliases, which
+# register-aliases.js resolves at run time.
+FROM base AS build
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci
+COPY .swcrc tsconfig.base.json tsconfig.json ./
+COPY libs ./libs
+COPY apps ./apps
+COPY tools ./tools
+RUN npm run build
+RUN mkdir -p dist/tools/runtime \
+ && cp tools/runtime/register-aliases.js dist/tools/runtime/register-aliases.js
+# The start commands assume dist/{apps,libs,tools}/...; `--strip-leading-paths` with several input
+# directories would flatten that to dist/<app|lib|tool dir>/..., so check before shipping.
+RUN if [ ! -f dist/libs/contracts/src/index.js ]; then \
+      echo 'dist/ is not laid out as dist/{apps,libs,tools}/... - check the build script' >&2; exit 1; \
+    fi \
+ && find dist -type f \( -name '*.spec.js*' -o -name '*.int-spec.js*' -o -name '*.e2e-spec.js*' \) -delete
+
+# Common runtime: files stay root-owned (read-only to the process), the process runs as `node`.
+FROM base AS runtime
+ENV NODE_ENV=production
+COPY --from=deps /app/package.json ./package.json
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER node
+
+FROM runtime AS tools
+CMD ["node", "-r", "./dist/tools/runtime/register-aliases.js", "dist/tools/migrate.js", "up"]
+
+# Default (last) stage: one app, chosen at build time.
+FROM runtime AS app
+ARG APP
+# Fail the build early on a missing or misspelt APP rather than at container start.
+RUN if [ -z "${APP}" ]; then echo 'build with --build-arg APP=<app name>' >&2; exit 1; fi \
+ && if [ ! -f "dist/apps/${APP}/src/main.js" ]; then echo "no dist/apps/${APP}/src/main.js" >&2; exit 1; fi
+ENV APP=${APP}
+# `exec` replaces the shell, so node is the main process (PID 1, or the child of an init such as
+# compose's `init: true`) and gets SIGTERM from `docker stop` / Kubernetes directly; the app's own
+# shutdown hooks (SHUTDOWN_TIMEOUT_MS) then decide when it exits.
+CMD ["sh", "-c", "exec node -r ./dist/tools/runtime/register-aliases.js \"dist/apps/${APP}/src/main.js\""]

@@ -1,0 +1,105 @@
+// Type-aware lint for the whole workspace. The module-boundary rule is what keeps the
+// architecture real: apps use libs only, domain and contracts stay free of I/O frameworks.
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+// Frameworks and drivers that only platform code (and apps through it) may touch.
+const ioFrameworks = [
+  '@nestjs/*',
+  'kafkajs',
+  'typeorm',
+  '@nestjs/typeorm',
+  'mysql2',
+  'mysql2/*',
+  'ioredis',
+  'prom-client',
+  'pino',
+  'pino-http',
+  'nestjs-pino',
+  'fastify',
+  '@fastify/*',
+  'undici',
+];
+
+export default [
+  { ignores: ['**/node_modules/**', 'dist/**', '.cache/**', '.nx/**', 'coverage/**', 'tmp/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/only-throw-error': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-empty': ['error', { allowEmptyCatch: false }],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read configuration through the validated config classes (libs/platform/src/config).',
+        },
+      ],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allowCircularSelfDependency: false,
+          banTransitiveDependencies: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
+            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: ioFrameworks },
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [], bannedExternalImports: ioFrameworks },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Tests (and only tests) may use the shared test helpers from any project.
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
+            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:testing'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: ioFrameworks },
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [], bannedExternalImports: ioFrameworks },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Production code of apps must not pull in test helpers.
+    files: ['apps/**/*.ts'],
+    ignores: ['apps/**/*.spec.ts', 'apps/**/*.int-spec.ts', 'apps/**/*.e2e-spec.ts', 'apps/**/test/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: '@ums/testing', message: 'Test helpers are for tests only.' }] }],
+    },
+  },
+  {
+    // The one place that reads the process environment, plus dev tooling and test bootstrap.
+    files: ['libs/platform/src/config/env-source.ts', '**/fixtures/*.main.ts', 'tools/**/*.ts', 'libs/testing/src/**/*.ts', 'jest.config.js'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  prettier,
+];

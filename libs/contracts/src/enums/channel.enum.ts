@@ -1,0 +1,6 @@
+/** Delivery channel of a campaign or a single send. */
+export enum Channel {
+  WhatsApp = 'whatsapp',
+  Sms = 'sms',
+  Email = 'email',
+}

@@ -1,0 +1,5 @@
+export enum SubscriberAlertKind {
+  Tombstoned = 'tombstoned',
+  Disabled = 'disabled',
+  Resurrected = 'resurrected',
+}

@@ -1,0 +1,25 @@
+// class-transformer's @Type reads design metadata; contracts must work without Nest loaded.
+import 'reflect-metadata';
+export * from './enums/channel.enum';
+export * from './enums/failure-reason.enum';
+export * from './enums/message-status.enum';
+export * from './enums/provider.enum';
+export * from './enums/run-state.enum';
+export * from './enums/subscriber-alert-kind.enum';
+export * from './messages/dead-letter.message';
+export * from './messages/inbound-message.message';
+export * from './messages/message-batch.message';
+export * from './messages/message-content.message';
+export * from './messages/message-status.message';
+export * from './messages/provider-event.message';
+export * from './messages/recipient.message';
+export * from './messages/run-requested.message';
+export * from './messages/send-request.message';
+export * from './messages/subscriber-alert.message';
+export * from './messages/webhook-delivery.message';
+export * from './topics/headers';
+export * from './topics/topic-definition';
+export * from './topics/topics';
+export * from './validation/decode-message';
+export * from './validation/field-issue';
+export * from './validation/is-string-record.validator';

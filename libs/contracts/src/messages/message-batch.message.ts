@@ -1,0 +1,98 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsEnum,
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { Channel } from '../enums/channel.enum';
+import { IsStringRecord } from '../validation/is-string-record.validator';
+import { MessageContentV1 } from './message-content.message';
+
+export enum SendLane {
+  Bulk = 'bulk',
+  Priority = 'priority',
+}
+
+/** One message of a batch: our message id (the claim and idempotency key) and its recipient. */
+export class BatchItemV1 {
+  @Matches(/^\d{1,20}$/, { message: 'messageId must be a decimal id' })
+  messageId!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(320)
+  recipient!: string;
+
+  @IsOptional()
+  @IsStringRecord(50, 1024)
+  variables?: Record<string, string>;
+}
+
+/**
+ * Messages to send with one credential. Campaign batches (about 100 items) come from the expander;
+ * single sends are batches of one on the priority lane with inline content. Retry tiers carry the
+ * same shape, holding only the items still to retry.
+ */
+export class MessageBatchV1 {
+  @IsString()
+  @Length(1, 128)
+  batchId!: string;
+
+  @IsEnum(SendLane)
+  lane!: SendLane;
+
+  @IsString()
+  @Length(1, 64)
+  tenantId!: string;
+
+  /** Campaign id, or the request id for a single send (the partition key either way). */
+  @IsString()
+  @Length(1, 64)
+  campaignId!: string;
+
+  @IsOptional()
+  @Matches(/^\d{1,20}$/, { message: 'runId must be a decimal id' })
+  runId?: string;
+
+  @IsInt()
+  @Min(0)
+  seq!: number;
+
+  @IsInt()
+  @Min(0)
+  leaseEpoch!: number;
+
+  @IsString()
+  @Length(1, 64)
+  credentialId!: string;
+
+  @IsEnum(Channel)
+  channel!: Channel;
+
+  /** Inline content for single sends; campaign batches use the campaign's template. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => MessageContentV1)
+  content?: MessageContentV1;
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(1000)
+  @ValidateNested({ each: true })
+  @Type(() => BatchItemV1)
+  items!: BatchItemV1[];
+
+  @IsISO8601({ strict: true })
+  createdAt!: string;
+}

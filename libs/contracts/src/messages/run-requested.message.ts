@@ -1,0 +1,33 @@
+import { IsEnum, IsInt, IsISO8601, IsString, Length, Matches, Min } from 'class-validator';
+
+export enum RunRequestReason {
+  Scheduled = 'scheduled',
+  Manual = 'manual',
+  Resumed = 'resumed',
+  StaleCheckpoint = 'stale-checkpoint',
+  RetryFailed = 'retry-failed',
+}
+
+/** Asks a batch expander to (re)take a run's lease at `leaseEpoch` and expand it from its checkpoint. */
+export class RunRequestedV1 {
+  @Matches(/^\d{1,20}$/, { message: 'runId must be a decimal id' })
+  runId!: string;
+
+  @IsString()
+  @Length(1, 64)
+  campaignId!: string;
+
+  @IsString()
+  @Length(1, 64)
+  tenantId!: string;
+
+  @IsInt()
+  @Min(0)
+  leaseEpoch!: number;
+
+  @IsEnum(RunRequestReason)
+  reason!: RunRequestReason;
+
+  @IsISO8601({ strict: true })
+  requestedAt!: string;
+}

@@ -1,0 +1,11 @@
+/** Kafka headers the platform sets; names are part of the contract with other teams. */
+export const KafkaHeaders = {
+  /** Epoch milliseconds before which a delay-tier message must not be processed. */
+  dueAt: 'ums-due-at',
+  /** How many attempts were made before this message was written (1 on the first retry tier). */
+  attempt: 'ums-attempt',
+  /** The topic the message was first consumed from. */
+  originTopic: 'ums-origin-topic',
+  /** The last error that sent it to a retry tier or the dead-letter topic. */
+  lastError: 'ums-last-error',
+} as const;

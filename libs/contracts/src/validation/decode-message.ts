@@ -1,0 +1,42 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { type FieldIssue, flattenValidationErrors } from './field-issue';
+
+export type MessageClass<V extends object> = new () => V;
+
+export type DecodeErrorCode = 'EMPTY_MESSAGE' | 'INVALID_JSON' | 'SCHEMA_VIOLATION';
+
+export type DecodeResult<V> =
+  | { readonly ok: true; readonly value: V }
+  | { readonly ok: false; readonly code: DecodeErrorCode; readonly issues: readonly FieldIssue[] };
+
+/**
+ * Validates a plain object against a message class. Unknown fields are stripped rather than
+ * refused, so a producer on a newer minor schema does not dead-letter older consumers.
+ */
+export function validateMessage<V extends object>(cls: MessageClass<V>, plain: unknown): DecodeResult<V> {
+  if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
+    return { ok: false, code: 'SCHEMA_VIOLATION', issues: [{ field: '(root)', reason: 'must be a JSON object' }] };
+  }
+  const instance = plainToInstance(cls, plain);
+  const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: true });
+  if (errors.length > 0) {
+    return { ok: false, code: 'SCHEMA_VIOLATION', issues: flattenValidationErrors(errors) };
+  }
+  return { ok: true, value: instance };
+}
+
+/** Parses and validates a consumed message value. */
+export function decodeMessage<V extends object>(cls: MessageClass<V>, raw: Buffer | string | null): DecodeResult<V> {
+  if (raw === null || raw.length === 0) {
+    return { ok: false, code: 'EMPTY_MESSAGE', issues: [{ field: '(root)', reason: 'message has no value' }] };
+  }
+  let plain: unknown;
+  try {
+    plain = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+  } catch (error: unknown) {
+    const reason = error instanceof Error ? error.message : 'not valid JSON';
+    return { ok: false, code: 'INVALID_JSON', issues: [{ field: '(root)', reason }] };
+  }
+  return validateMessage(cls, plain);
+}

@@ -1,0 +1,52 @@
+import { Expose } from 'class-transformer';
+import {
+  ArrayMinSize,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { ToInt, ToList } from './env-transforms';
+
+// Each class is one concern; an app lists the ones it needs (composition, no base class).
+
+export class HttpConfig {
+  @Expose() @IsString() @IsNotEmpty() HTTP_HOST = '0.0.0.0';
+  @Expose() @ToInt() @IsInt() @Min(0) @Max(65535) HTTP_PORT!: number;
+  /** Time allowed to finish in-flight work after SIGTERM before the process exits anyway. */
+  @Expose() @ToInt() @IsInt() @Min(1000) @Max(600_000) SHUTDOWN_TIMEOUT_MS = 15_000;
+}
+
+export class LogConfig {
+  @Expose() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL = 'info';
+}
+
+export class KafkaConfig {
+  @Expose()
+  @ToList()
+  @ArrayMinSize(1, { message: 'KAFKA_BROKERS must list at least one host:port' })
+  @Matches(/^[A-Za-z0-9.-]+:\d{1,5}$/, { each: true, message: 'KAFKA_BROKERS entries must be host:port' })
+  KAFKA_BROKERS!: string[];
+
+  @Expose() @IsOptional() @IsString() @MaxLength(100) KAFKA_CLIENT_ID?: string;
+}
+
+export class MysqlConfig {
+  @Expose() @IsString() @IsNotEmpty() MYSQL_HOST = '127.0.0.1';
+  @Expose() @ToInt() @IsInt() @Min(1) @Max(65535) MYSQL_PORT = 3306;
+  @Expose() @IsString() @IsNotEmpty() MYSQL_USER = 'root';
+  @Expose() @IsString() MYSQL_PASSWORD = '';
+  @Expose() @Matches(/^[A-Za-z0-9_]{1,64}$/, { message: 'MYSQL_DATABASE must be letters, digits or _' }) MYSQL_DATABASE = 'ums';
+  @Expose() @ToInt() @IsInt() @Min(1) @Max(500) MYSQL_POOL_SIZE = 10;
+}
+
+export class RedisConfig {
+  @Expose()
+  @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'REDIS_URL must be redis://host:port[/db]' })
+  REDIS_URL = 'redis://127.0.0.1:6379/0';
+}

@@ -1,0 +1,31 @@
+import { SetMetadata } from '@nestjs/common';
+import type { TopicDefinition } from '@ums/contracts';
+
+export const CONSUME_TOPIC = Symbol('ums:consume-topic');
+
+export interface ConsumeTopicOptions<V extends object> {
+  readonly topic: TopicDefinition<V>;
+  readonly groupId: string;
+  /** Messages handed to one handler call (1 for per-message handlers; ~100 for bulk SQL). */
+  readonly chunkSize?: number;
+  /** Chunks of one partition in flight at once; offsets still commit in order. */
+  readonly concurrency?: number;
+  readonly partitionsConsumedConcurrently?: number;
+  /** Delay-tier topics, shortest first; a chunk that still fails goes to the next tier, then to the DLQ. */
+  readonly retryTiers?: readonly TopicDefinition<V>[];
+  /** Attempts within the partition before moving on (default 3 without tiers, 1 with tiers). */
+  readonly inPlaceAttempts?: number;
+  /** Extra random delay on tiers, as a fraction of the tier delay (default 0.2). */
+  readonly jitterRatio?: number;
+  /** A batch in progress longer than this marks the consumer stalled (default 5 min). */
+  readonly stallTimeoutMs?: number;
+}
+
+/**
+ * Marks a provider method as the handler of a topic for a consumer group. The method gets
+ * validated messages and must make its work durable before it resolves: the offsets it
+ * covers are committed right after. It must be idempotent (delivery is at least once).
+ */
+export function ConsumeTopic<V extends object>(options: ConsumeTopicOptions<V>): MethodDecorator {
+  return SetMetadata(CONSUME_TOPIC, options);
+}

@@ -1,0 +1,31 @@
+import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { Kafka } from 'kafkajs';
+import { PinoLogger } from 'nestjs-pino';
+import { ServiceInfo } from '../bootstrap/service-info';
+import { KafkaConfig } from '../config/common.config';
+import { createKafkaClient } from './kafka-client.factory';
+import { KafkaAdmin } from './kafka-admin.service';
+import { KafkaConsumers } from './kafka-consumers.service';
+import { KafkaMetrics } from './kafka.metrics';
+import { KafkaProducer } from './kafka-producer.service';
+
+/** The only module that touches kafkajs: one client, one idempotent producer, discovered consumers. */
+@Global()
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    {
+      provide: Kafka,
+      inject: [KafkaConfig, ServiceInfo, PinoLogger],
+      useFactory: (config: KafkaConfig, service: ServiceInfo, logger: PinoLogger) =>
+        createKafkaClient({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? service.name }, logger),
+    },
+    KafkaMetrics,
+    KafkaProducer,
+    KafkaAdmin,
+    KafkaConsumers,
+  ],
+  exports: [KafkaProducer, KafkaAdmin],
+})
+export class KafkaModule {}

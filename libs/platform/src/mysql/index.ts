@@ -1,0 +1,4 @@
+export * from './mysql-connection-settings';
+export * from './data-source-options';
+export * from './migration-runner';
+export * from './migrations';

@@ -1,0 +1,552 @@
+import { randomBytes } from 'node:crypto';
+import { createConnection } from 'mysql2/promise';
+import type { DataSource } from 'typeorm';
+import { MysqlConfig } from '../config/common.config';
+import { loadConfig } from '../config/config-loader';
+import { processEnv } from '../config/env-source';
+import { createDataSource } from './data-source-options';
+import { revertAllMigrations, runPendingMigrations } from './migration-runner';
+import type { MysqlConnectionSettings } from './mysql-connection-settings';
+import { mysqlSettingsFrom } from './mysql-settings.mapper';
+
+jest.setTimeout(60_000);
+
+const MIGRATIONS_TABLE = 'migrations';
+
+/** Full column list per table, in order: the schema contract later services build on. */
+const EXPECTED_COLUMNS: Record<string, string[]> = {
+  credentials: [
+    'id',
+    'tenant_id',
+    'name',
+    'provider',
+    'channel',
+    'config',
+    'secret_ciphertext',
+    'rate_ceiling_per_sec',
+    'rate_floor_per_sec',
+    'tenant_rate_cap_per_sec',
+    'created_at',
+    'updated_at',
+  ],
+  campaigns: [
+    'id',
+    'tenant_id',
+    'name',
+    'channel',
+    'credential_id',
+    'template',
+    'default_country',
+    'schedule_kind',
+    'schedule_at',
+    'cron_expression',
+    'time_zone',
+    'next_fire_at',
+    'state',
+    'source_request_id',
+    'created_at',
+    'updated_at',
+  ],
+  audience_imports: [
+    'id',
+    'campaign_id',
+    'source',
+    'state',
+    'rows_read',
+    'rows_accepted',
+    'rows_rejected',
+    'rows_duplicate',
+    'error',
+    'started_at',
+    'finished_at',
+    'created_at',
+    'updated_at',
+  ],
+  audience_rejects: ['id', 'import_id', 'line_no', 'reason', 'raw'],
+  contacts: ['id', 'campaign_id', 'address', 'variables', 'line_no', 'created_at'],
+  opt_outs: ['tenant_id', 'channel', 'address', 'source', 'created_at'],
+  runs: [
+    'id',
+    'campaign_id',
+    'fire_at',
+    'state',
+    'lease_owner',
+    'lease_epoch',
+    'lease_expires_at',
+    'checkpoint_cursor',
+    'batches_published',
+    'batches_finished',
+    'checkpoint_at',
+    'expanded_at',
+    'attempts',
+    'failure_reason',
+    'total',
+    'pending',
+    'sending',
+    'sent',
+    'delivered',
+    'read_count',
+    'failed',
+    'unknown',
+    'skipped',
+    'started_at',
+    'finished_at',
+    'created_at',
+    'updated_at',
+  ],
+  messages: [
+    'id',
+    'run_id',
+    'campaign_id',
+    'tenant_id',
+    'contact_id',
+    'channel',
+    'credential_id',
+    'recipient',
+    'lane',
+    'state',
+    'claim_token',
+    'claimed_at',
+    'attempts',
+    'provider_message_id',
+    'reason',
+    'error_code',
+    'error_text',
+    'idempotency_key',
+    'content',
+    'sent_at',
+    'delivered_at',
+    'read_at',
+    'failed_at',
+    'created_at',
+    'updated_at',
+  ],
+  subscribers: [
+    'id',
+    'tenant_id',
+    'url',
+    'event_types',
+    'campaign_filter',
+    'is_internal',
+    'secret',
+    'previous_secret',
+    'previous_secret_expires_at',
+    'state',
+    'last_error',
+    'last_success_at',
+    'last_failure_at',
+    'dead_since',
+    'created_at',
+    'updated_at',
+  ],
+  deliveries: [
+    'id',
+    'subscriber_id',
+    'event_id',
+    'event_type',
+    'payload',
+    'state',
+    'attempts',
+    'last_status_code',
+    'last_error',
+    'next_attempt_at',
+    'delivered_at',
+    'created_at',
+    'updated_at',
+  ],
+  processed_events: ['consumer', 'event_id', 'processed_at'],
+};
+const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
+
+/** Unique keys (PRIMARY included) as "name(col,col)". */
+const EXPECTED_UNIQUE_KEYS: Record<string, string[]> = {
+  credentials: ['PRIMARY(id)'],
+  campaigns: ['PRIMARY(id)', 'uq_campaigns_tenant_source_request(tenant_id,source_request_id)'],
+  audience_imports: ['PRIMARY(id)'],
+  audience_rejects: ['PRIMARY(id)'],
+  contacts: ['PRIMARY(id)', 'uq_contacts_campaign_address(campaign_id,address)'],
+  opt_outs: ['PRIMARY(tenant_id,channel,address)'],
+  runs: ['PRIMARY(id)', 'uq_runs_campaign_fire(campaign_id,fire_at)'],
+  messages: [
+    'PRIMARY(id)',
+    'uq_messages_run_contact(run_id,contact_id)',
+    'uq_messages_tenant_idempotency(tenant_id,idempotency_key)',
+  ],
+  subscribers: ['PRIMARY(id)'],
+  deliveries: ['PRIMARY(id)', 'uq_deliveries_subscriber_event(subscriber_id,event_id)'],
+  processed_events: ['PRIMARY(consumer,event_id)'],
+};
+
+/** Secondary (non-unique) indexes the pollers, cursors and lookups rely on. */
+const EXPECTED_INDEXES: Record<string, string[]> = {
+  credentials: ['idx_credentials_tenant(tenant_id)'],
+  campaigns: ['idx_campaigns_credential(credential_id)', 'idx_campaigns_state_next_fire(state,next_fire_at)'],
+  audience_imports: ['idx_audience_imports_campaign(campaign_id)'],
+  audience_rejects: ['idx_audience_rejects_import_line(import_id,line_no)'],
+  contacts: ['idx_contacts_campaign_id(campaign_id,id)'],
+  opt_outs: [],
+  runs: ['idx_runs_state_checkpoint(state,checkpoint_at)', 'idx_runs_state_fire(state,fire_at)'],
+  messages: [
+    'idx_messages_provider_message(provider_message_id)',
+    'idx_messages_run_state(run_id,state)',
+    'idx_messages_state_claimed(state,claimed_at)',
+  ],
+  subscribers: ['idx_subscribers_state(state)', 'idx_subscribers_tenant(tenant_id)'],
+  deliveries: [
+    'idx_deliveries_state_next_attempt(state,next_attempt_at)',
+    'idx_deliveries_subscriber_state_id(subscriber_id,state,id)',
+  ],
+  processed_events: ['idx_processed_events_processed_at(processed_at)'],
+};
+
+/** Foreign keys as "table.fk_name". Deliberately none on the bulk-written tables. */
+const EXPECTED_FOREIGN_KEYS = [
+  'audience_imports.fk_audience_imports_campaign',
+  'campaigns.fk_campaigns_credential',
+  'runs.fk_runs_campaign',
+];
+
+// MariaDB reports CHECK failures as ER_CONSTRAINT_FAILED (4025), MySQL 8 as ER_CHECK_CONSTRAINT_VIOLATED (3819).
+const CHECK_VIOLATION_ERRNOS = [4025, 3819];
+const DUPLICATE_KEY_ERRNO = 1062;
+const NO_REFERENCED_ROW_ERRNO = 1452;
+
+/**
+ * A fresh, uniquely named database on the server named by MYSQL_* (platform config defaults).
+ * Not @ums/testing's createTestDatabase: testing depends on platform, so importing it here
+ * would be a platform <-> testing cycle that @nx/enforce-module-boundaries rejects.
+ */
+async function createScratchDatabase(): Promise<{
+  settings: MysqlConnectionSettings;
+  drop(): Promise<void>;
+}> {
+  const server = mysqlSettingsFrom(loadConfig(MysqlConfig, processEnv()));
+  const settings = { ...server, database: `ums_migrations_${randomBytes(6).toString('hex')}`, poolSize: 5 };
+  const onServer = async (sql: string): Promise<void> => {
+    const connection = await createConnection({
+      host: settings.host,
+      port: settings.port,
+      user: settings.user,
+      password: settings.password,
+    });
+    try {
+      await connection.query(sql);
+    } finally {
+      await connection.end();
+    }
+  };
+  await onServer(`CREATE DATABASE \`${settings.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  return { settings, drop: () => onServer(`DROP DATABASE IF EXISTS \`${settings.database}\``) };
+}
+
+interface TableRow {
+  table_name: string;
+  engine: string;
+  table_collation: string;
+}
+interface ColumnRow {
+  table_name: string;
+  column_name: string;
+  column_type: string;
+  is_nullable: string;
+  extra: string;
+}
+interface IndexRow {
+  table_name: string;
+  index_name: string;
+  non_unique: number | string;
+  columns: string;
+}
+interface ConstraintRow {
+  table_name: string;
+  constraint_name: string;
+}
+
+describe('initial schema migration', () => {
+  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    database = await createScratchDatabase();
+    ds = createDataSource(database.settings);
+    await ds.initialize();
+  });
+
+  afterAll(async () => {
+    if (ds?.isInitialized) await ds.destroy();
+    await database?.drop();
+  });
+
+  async function tables(): Promise<TableRow[]> {
+    return ds.query(
+      `SELECT TABLE_NAME AS table_name, ENGINE AS engine, TABLE_COLLATION AS table_collation
+         FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME`,
+    );
+  }
+
+  async function columns(): Promise<ColumnRow[]> {
+    return ds.query(
+      `SELECT TABLE_NAME AS table_name, COLUMN_NAME AS column_name, COLUMN_TYPE AS column_type,
+              IS_NULLABLE AS is_nullable, EXTRA AS extra
+         FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()
+        ORDER BY TABLE_NAME, ORDINAL_POSITION`,
+    );
+  }
+
+  async function indexes(): Promise<IndexRow[]> {
+    return ds.query(
+      `SELECT TABLE_NAME AS table_name, INDEX_NAME AS index_name, NON_UNIQUE AS non_unique,
+              GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX SEPARATOR ',') AS columns
+         FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE()
+        GROUP BY TABLE_NAME, INDEX_NAME, NON_UNIQUE`,
+    );
+  }
+
+  async function constraints(type: 'CHECK' | 'FOREIGN KEY'): Promise<ConstraintRow[]> {
+    return ds.query(
+      `SELECT TABLE_NAME AS table_name, CONSTRAINT_NAME AS constraint_name
+         FROM information_schema.TABLE_CONSTRAINTS
+        WHERE CONSTRAINT_SCHEMA = DATABASE() AND CONSTRAINT_TYPE = ?`,
+      [type],
+    );
+  }
+
+  function keysOf(rows: IndexRow[], table: string, unique: boolean): string[] {
+    return rows
+      .filter((row) => row.table_name === table && Number(row.non_unique) === (unique ? 0 : 1))
+      .map((row) => `${row.index_name}(${row.columns})`)
+      .sort();
+  }
+
+  async function expectErrno(work: Promise<unknown>, errnos: number[]): Promise<void> {
+    const error: unknown = await work.then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeDefined();
+    expect(errnos).toContain((error as { errno?: unknown }).errno);
+  }
+
+  async function seedCampaign(): Promise<void> {
+    await ds.query(
+      `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, rate_ceiling_per_sec, rate_floor_per_sec)
+       VALUES ('cred-1', 't1', 'sim', 'simulator', 'sms', '{}', 100, 1)`,
+    );
+    await ds.query(
+      `INSERT INTO campaigns (id, tenant_id, name, channel, credential_id, template, schedule_kind, state)
+       VALUES ('camp-1', 't1', 'spring', 'sms', 'cred-1', '{"body":"hi"}', 'now', 'ACTIVE')`,
+    );
+  }
+
+  const insertBulkMessage = (state: string, contactId: number | null = 1, runId: number | null = 1) =>
+    ds.query(
+      `INSERT INTO messages (run_id, campaign_id, tenant_id, contact_id, channel, credential_id, recipient, lane, state)
+       VALUES (?, 'camp-1', 't1', ?, 'sms', 'cred-1', '+15550000001', 'bulk', ?)`,
+      [runId, contactId, state],
+    );
+
+  it('applies the initial schema', async () => {
+    await expect(runPendingMigrations(ds)).resolves.toEqual(['InitialSchema1763790000000']);
+    await expect(runPendingMigrations(ds)).resolves.toEqual([]);
+  });
+
+  it('creates every table as InnoDB utf8mb4_unicode_ci', async () => {
+    const rows = await tables();
+    expect(rows.map((row) => row.table_name).sort()).toEqual([...SCHEMA_TABLES, MIGRATIONS_TABLE].sort());
+    for (const row of rows.filter((candidate) => candidate.table_name !== MIGRATIONS_TABLE)) {
+      expect({ table: row.table_name, engine: row.engine, collation: row.table_collation }).toEqual({
+        table: row.table_name,
+        engine: 'InnoDB',
+        collation: 'utf8mb4_unicode_ci',
+      });
+    }
+  });
+
+  it('creates the expected columns', async () => {
+    const rows = await columns();
+    for (const table of SCHEMA_TABLES) {
+      expect({
+        table,
+        columns: rows.filter((row) => row.table_name === table).map((row) => row.column_name),
+      }).toEqual({ table, columns: EXPECTED_COLUMNS[table] });
+    }
+    const column = (table: string, name: string): ColumnRow | undefined =>
+      rows.find((row) => row.table_name === table && row.column_name === name);
+    // High-volume ids are auto-increment BIGINT UNSIGNED; exposed ids are generated VARCHAR(64).
+    for (const table of [
+      'audience_imports',
+      'audience_rejects',
+      'contacts',
+      'runs',
+      'messages',
+      'deliveries',
+    ]) {
+      // MySQL 8 omits the display width MariaDB still reports.
+      expect(column(table, 'id')).toMatchObject({
+        column_type: expect.stringMatching(/^bigint(\(20\))? unsigned$/),
+        extra: 'auto_increment',
+      });
+    }
+    for (const table of ['credentials', 'campaigns', 'subscribers']) {
+      expect(column(table, 'id')).toMatchObject({ column_type: 'varchar(64)', is_nullable: 'NO' });
+    }
+    expect(column('runs', 'fire_at')).toMatchObject({ column_type: 'datetime(3)', is_nullable: 'NO' });
+    expect(column('messages', 'run_id')).toMatchObject({ is_nullable: 'YES' });
+    expect(column('messages', 'campaign_id')).toMatchObject({
+      column_type: 'varchar(64)',
+      is_nullable: 'NO',
+    });
+    expect(column('deliveries', 'payload')).toMatchObject({ column_type: 'mediumtext' });
+  });
+
+  it('creates the unique keys and indexes', async () => {
+    const rows = await indexes();
+    for (const table of SCHEMA_TABLES) {
+      expect({ table, unique: keysOf(rows, table, true) }).toEqual({
+        table,
+        unique: [...(EXPECTED_UNIQUE_KEYS[table] ?? [])].sort(),
+      });
+      // Foreign keys reuse the declared indexes, so no implicit index may appear either.
+      expect({ table, indexes: keysOf(rows, table, false) }).toEqual({
+        table,
+        indexes: [...(EXPECTED_INDEXES[table] ?? [])].sort(),
+      });
+    }
+  });
+
+  it('declares foreign keys only between low-volume tables', async () => {
+    const rows = await constraints('FOREIGN KEY');
+    expect(rows.map((row) => `${row.table_name}.${row.constraint_name}`).sort()).toEqual(
+      EXPECTED_FOREIGN_KEYS,
+    );
+  });
+
+  it('declares named CHECK constraints on every state column', async () => {
+    // MariaDB also lists the implicit JSON_VALID checks of JSON columns; only ours carry the chk_ prefix.
+    const names = (await constraints('CHECK'))
+      .map((row) => row.constraint_name)
+      .filter((name) => name.startsWith('chk_'));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'chk_campaigns_state',
+        'chk_audience_imports_state',
+        'chk_runs_state',
+        'chk_messages_state',
+        'chk_subscribers_state',
+        'chk_deliveries_state',
+      ]),
+    );
+  });
+
+  it('enforces CHECK constraints, unique keys and foreign keys', async () => {
+    await seedCampaign();
+
+    // Foreign keys on the configuration tables.
+    await expectErrno(
+      ds.query(
+        `INSERT INTO campaigns (id, tenant_id, name, channel, credential_id, template, schedule_kind)
+         VALUES ('camp-x', 't1', 'orphan', 'sms', 'no-such-credential', '{}', 'now')`,
+      ),
+      [NO_REFERENCED_ROW_ERRNO],
+    );
+
+    // Campaign checks: unknown state, 'at' without schedule_at, idempotent source request.
+    await expectErrno(
+      ds.query(`UPDATE campaigns SET state = 'BOGUS' WHERE id = 'camp-1'`),
+      CHECK_VIOLATION_ERRNOS,
+    );
+    await expectErrno(
+      ds.query(`UPDATE campaigns SET schedule_kind = 'at', schedule_at = NULL WHERE id = 'camp-1'`),
+      CHECK_VIOLATION_ERRNOS,
+    );
+    const insertSourced = (id: string) =>
+      ds.query(
+        `INSERT INTO campaigns (id, tenant_id, name, channel, credential_id, template, schedule_kind, source_request_id)
+         VALUES (?, 't1', 'bulk', 'sms', 'cred-1', '{}', 'now', 'req-1')`,
+        [id],
+      );
+    await insertSourced('camp-2');
+    await expectErrno(insertSourced('camp-3'), [DUPLICATE_KEY_ERRNO]);
+
+    // One run per (campaign, fire time).
+    const insertRun = () =>
+      ds.query(`INSERT INTO runs (campaign_id, fire_at) VALUES ('camp-1', '2030-01-01 00:00:00.000')`);
+    await insertRun();
+    await expectErrno(insertRun(), [DUPLICATE_KEY_ERRNO]);
+    await expectErrno(ds.query(`UPDATE runs SET state = 'BOGUS'`), CHECK_VIOLATION_ERRNOS);
+
+    // Messages: state CHECK, one message per (run, contact), run_id and contact_id set together.
+    await expectErrno(insertBulkMessage('BOGUS'), CHECK_VIOLATION_ERRNOS);
+    await insertBulkMessage('PENDING');
+    await expectErrno(insertBulkMessage('PENDING'), [DUPLICATE_KEY_ERRNO]);
+    await expectErrno(insertBulkMessage('PENDING', null), CHECK_VIOLATION_ERRNOS);
+
+    // Single sends dedupe on (tenant_id, idempotency_key); NULL keys never collide.
+    const insertSingle = (key: string | null) =>
+      ds.query(
+        `INSERT INTO messages (campaign_id, tenant_id, channel, credential_id, recipient, lane, idempotency_key, content)
+         VALUES ('req-9', 't1', 'sms', 'cred-1', '+15550000002', 'priority', ?, '{"body":"x"}')`,
+        [key],
+      );
+    await insertSingle('req-9');
+    await expectErrno(insertSingle('req-9'), [DUPLICATE_KEY_ERRNO]);
+    await insertSingle(null);
+    await insertSingle(null);
+
+    // Contacts dedupe within a campaign's audience.
+    const insertContact = () =>
+      ds.query(`INSERT INTO contacts (campaign_id, address) VALUES ('camp-1', '+15550000001')`);
+    await insertContact();
+    await expectErrno(insertContact(), [DUPLICATE_KEY_ERRNO]);
+
+    // Other state columns.
+    await expectErrno(
+      ds.query(
+        `INSERT INTO subscribers (id, tenant_id, url, event_types, secret, state)
+         VALUES ('sub-1', 't1', 'https://example.test/hook', '[]', 's3cret', 'BOGUS')`,
+      ),
+      CHECK_VIOLATION_ERRNOS,
+    );
+    await expectErrno(
+      ds.query(
+        `INSERT INTO deliveries (subscriber_id, event_id, event_type, payload, state)
+         VALUES ('sub-1', 'evt-1', 'message.status', '{}', 'BOGUS')`,
+      ),
+      CHECK_VIOLATION_ERRNOS,
+    );
+    const insertDelivery = () =>
+      ds.query(
+        `INSERT INTO deliveries (subscriber_id, event_id, event_type, payload)
+         VALUES ('sub-1', 'evt-1', 'message.status', '{}')`,
+      );
+    await insertDelivery();
+    await expectErrno(insertDelivery(), [DUPLICATE_KEY_ERRNO]);
+
+    // Defaults are UTC timestamps, whatever the session time zone (one pinned connection for SET).
+    const runner = ds.createQueryRunner();
+    try {
+      await runner.query(`SET time_zone = '+05:00'`);
+      await runner.query(`INSERT INTO processed_events (consumer, event_id) VALUES ('test', 'evt-1')`);
+      const [row] = (await runner.query(
+        `SELECT ABS(TIMESTAMPDIFF(SECOND, processed_at, UTC_TIMESTAMP(3))) AS drift FROM processed_events`,
+      )) as { drift: string | number }[];
+      expect(Number(row?.drift)).toBeLessThan(60);
+    } finally {
+      await runner.query(`SET time_zone = DEFAULT`);
+      await runner.release();
+    }
+  });
+
+  it('reverts every table, leaving only the migrations bookkeeping table', async () => {
+    await expect(revertAllMigrations(ds)).resolves.toBe(1);
+    expect((await tables()).map((row) => row.table_name)).toEqual([MIGRATIONS_TABLE]);
+    await expect(revertAllMigrations(ds)).resolves.toBe(0);
+  });
+
+  it('applies again after a full revert', async () => {
+    await expect(runPendingMigrations(ds)).resolves.toEqual(['InitialSchema1763790000000']);
+    expect((await tables()).map((row) => row.table_name).sort()).toEqual(
+      [...SCHEMA_TABLES, MIGRATIONS_TABLE].sort(),
+    );
+  });
+});

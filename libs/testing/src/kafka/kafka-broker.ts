@@ -1,0 +1,231 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { waitUntil } from '../process/wait-until';
+import { workspaceRoot } from '../workspace-root';
+
+/** Version fetched by deploy/kafka/pom.xml. */
+export const KAFKA_VERSION = '3.9.1';
+
+export interface KafkaBrokerOptions {
+  /** Broker port on 127.0.0.1; a free one is chosen when omitted. */
+  readonly port?: number;
+  readonly controllerPort?: number;
+  /** Where KRaft metadata and logs live; kept across restart(), formatted only once. */
+  readonly dataDir: string;
+  readonly heapMb?: number;
+  /** Leave the JVM running after this process exits (dev stack, `--keep`); stop it with stopDetachedBroker. */
+  readonly detached?: boolean;
+  readonly readyTimeoutMs?: number;
+}
+
+export interface KafkaBrokerHandle {
+  readonly brokers: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly pid: number | undefined;
+  /** Graceful stop (controlled shutdown). */
+  stop(): Promise<void>;
+  /** SIGKILL, as a crashed broker. */
+  kill(): Promise<void>;
+  /** Starts again on the same ports and data. */
+  restart(): Promise<void>;
+}
+
+export function kafkaLibsDir(): string {
+  return join(workspaceRoot(), '.cache', 'kafka', 'libs');
+}
+
+export function kafkaJarsPresent(): boolean {
+  return existsSync(join(kafkaLibsDir(), `kafka_2.13-${KAFKA_VERSION}.jar`));
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Formats (once) and starts a single-node KRaft broker+controller from the jars that Maven
+ * fetched into .cache/kafka/libs, and resolves when it answers metadata requests.
+ */
+export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<KafkaBrokerHandle> {
+  if (!kafkaJarsPresent()) {
+    throw new Error(
+      `Kafka jars not found in ${kafkaLibsDir()}. Fetch them with: mvn -q -f deploy/kafka/pom.xml dependency:copy-dependencies -DoutputDirectory=.cache/kafka/libs (npm test and npm run demo do this for you).`,
+    );
+  }
+  const port = options.port ?? (await freePort());
+  const controllerPort = options.controllerPort ?? (await freePort());
+  const dataDir = options.dataDir;
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(join(dataDir, 'server.properties'), serverProperties(port, controllerPort, dataDir));
+  writeFileSync(join(dataDir, 'log4j.properties'), LOG4J);
+  if (!existsSync(join(dataDir, 'logs', 'meta.properties'))) {
+    const clusterId = randomBytes(16).toString('base64url');
+    execFileSync(
+      'java',
+      ['-cp', `${kafkaLibsDir()}/*`, `-Dlog4j.configuration=file:${join(dataDir, 'log4j.properties')}`, 'kafka.tools.StorageTool', 'format', '--ignore-formatted', '-t', clusterId, '-c', join(dataDir, 'server.properties')],
+      { stdio: 'pipe' },
+    );
+  }
+
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  const brokers = `127.0.0.1:${port}`;
+
+  const launch = async (): Promise<void> => {
+    const out = openSync(join(dataDir, 'kafka.out'), 'a');
+    const heap = options.heapMb ?? 768;
+    child = spawn(
+      'java',
+      [
+        `-Xms256m`,
+        `-Xmx${heap}m`,
+        '-XX:+UseG1GC',
+        '-XX:MaxGCPauseMillis=20',
+        '-Djava.awt.headless=true',
+        `-Dlog4j.configuration=file:${join(dataDir, 'log4j.properties')}`,
+        '-cp',
+        `${kafkaLibsDir()}/*`,
+        'kafka.Kafka',
+        join(dataDir, 'server.properties'),
+      ],
+      { stdio: ['ignore', out, out], detached: options.detached === true },
+    );
+    closeSync(out);
+    const proc = child;
+    exited = new Promise((resolve) => proc.once('exit', () => resolve()));
+    if (options.detached === true) {
+      writeFileSync(join(dataDir, 'kafka.pid'), String(proc.pid));
+      proc.unref();
+    } else {
+      attachedBrokers.add(proc);
+      proc.once('exit', () => attachedBrokers.delete(proc));
+    }
+    const failedEarly = exited.then(() => {
+      throw new Error(`Kafka exited during start-up; see ${join(dataDir, 'kafka.out')}`);
+    });
+    await Promise.race([waitForBroker(brokers, options.readyTimeoutMs ?? 60_000), failedEarly]);
+  };
+
+  const signal = async (sig: NodeJS.Signals, graceMs: number): Promise<void> => {
+    const proc = child;
+    if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+    proc.kill(sig);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  await launch();
+  return {
+    brokers,
+    port,
+    dataDir,
+    get pid() {
+      return child?.pid;
+    },
+    stop: () => signal('SIGTERM', 30_000),
+    kill: () => signal('SIGKILL', 5_000),
+    restart: async () => {
+      await signal('SIGTERM', 30_000);
+      await launch();
+    },
+  };
+}
+
+/** Stops a broker started with `detached: true` (possibly by another process) from its pid file. */
+export async function stopDetachedBroker(dataDir: string): Promise<boolean> {
+  const pidFile = join(dataDir, 'kafka.pid');
+  if (!existsSync(pidFile)) return false;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  rmSync(pidFile);
+  if (!isAlive(pid)) return false;
+  process.kill(pid, 'SIGTERM');
+  await waitUntil('Kafka to exit', () => !isAlive(pid), { timeoutMs: 30_000, intervalMs: 200 }).catch(() => process.kill(pid, 'SIGKILL'));
+  return true;
+}
+
+/** The brokers of a detached broker that is still running in dataDir, if any. */
+export function runningDetachedBroker(dataDir: string): string | undefined {
+  const pidFile = join(dataDir, 'kafka.pid');
+  if (!existsSync(pidFile) || !isAlive(Number(readFileSync(pidFile, 'utf8')))) return undefined;
+  const match = /^advertised\.listeners=PLAINTEXT:\/\/(.+)$/m.exec(readFileSync(join(dataDir, 'server.properties'), 'utf8'));
+  return match?.[1];
+}
+
+export async function waitForBroker(brokers: string, timeoutMs: number): Promise<void> {
+  const kafka = new Kafka({ clientId: 'ums-broker-probe', brokers: brokers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 1_000 });
+  await waitUntil(
+    `Kafka at ${brokers}`,
+    async () => {
+      const admin = kafka.admin();
+      try {
+        await admin.connect();
+        const cluster = await admin.describeCluster();
+        return cluster.brokers.length > 0 && cluster.controller !== null;
+      } finally {
+        await admin.disconnect().catch(() => undefined);
+      }
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const attachedBrokers = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const proc of attachedBrokers) proc.kill('SIGKILL');
+});
+
+function serverProperties(port: number, controllerPort: number, dataDir: string): string {
+  return `# Written by libs/testing kafka-broker.ts: single-node KRaft for development and tests.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:${controllerPort}
+listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}
+advertised.listeners=PLAINTEXT://127.0.0.1:${port}
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=${join(dataDir, 'logs')}
+auto.create.topics.enable=false
+num.partitions=1
+default.replication.factor=1
+min.insync.replicas=1
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=12
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+num.network.threads=2
+num.io.threads=4
+log.retention.check.interval.ms=60000
+`;
+}
+
+const LOG4J = `log4j.rootLogger=WARN, stdout
+log4j.logger.kafka.server.KafkaRaftServer=INFO
+log4j.logger.kafka.server.BrokerServer=INFO
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+`;

@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export interface ManagedProcessOptions {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly cwd?: string;
+  /** stdout and stderr are appended here (kept for post-mortems of failed tests). */
+  readonly logFile: string;
+}
+
+/**
+ * A child process that tests can start, SIGKILL at any instant, and start again with the
+ * same command. Children die with the test run (they are killed on parent exit).
+ */
+export class ManagedProcess {
+  private child: ChildProcess | undefined;
+  private exited: Promise<number | null> = Promise.resolve(null);
+  kills = 0;
+  private expectingExit = false;
+
+  constructor(private readonly options: ManagedProcessOptions) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  start(): this {
+    if (this.running) throw new Error(`${this.options.name} is already running`);
+    this.expectingExit = false;
+    mkdirSync(dirname(this.options.logFile), { recursive: true });
+    const log = createWriteStream(this.options.logFile, { flags: 'a' });
+    log.write(`\n--- start ${new Date().toISOString()} ${this.options.command} ${this.options.args.join(' ')}\n`);
+    const child = spawn(this.options.command, [...this.options.args], {
+      cwd: this.options.cwd,
+      env: { ...process.env, ...this.options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    this.child = child;
+    liveChildren.add(child);
+    child.once('exit', () => liveChildren.delete(child));
+    return this;
+  }
+
+  /** SIGKILL: no shutdown hooks run, exactly like a crashed pod. */
+  async kill(): Promise<void> {
+    if (!this.running) return;
+    this.kills++;
+    this.expectingExit = true;
+    this.child?.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** SIGTERM and wait for a graceful exit; SIGKILL after `timeoutMs`. Returns the exit code. */
+  async stop(timeoutMs = 20_000): Promise<number | null> {
+    if (!this.running) return this.child?.exitCode ?? null;
+    this.expectingExit = true;
+    this.child?.kill('SIGTERM');
+    const timer = setTimeout(() => this.child?.kill('SIGKILL'), timeoutMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** For waitUntil's abortIf: a reason when the process died on its own. */
+  readonly exitedUnexpectedly = (): string | undefined =>
+    this.child !== undefined && !this.running && !this.expectingExit
+      ? `${this.options.name} exited (code ${String(this.child.exitCode)}, signal ${String(this.child.signalCode)}); see ${this.options.logFile}`
+      : undefined;
+
+  /** Resolves with the exit code when the process ends by itself. */
+  waitForExit(): Promise<number | null> {
+    return this.exited;
+  }
+}
+
+const liveChildren = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});

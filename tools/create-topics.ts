@@ -1,0 +1,23 @@
+import 'reflect-metadata';
+import { AllTopics } from '@ums/contracts';
+import { ensureTopics, KafkaConfig, loadConfig, processEnv } from '@ums/platform';
+import { Kafka, logLevel } from 'kafkajs';
+
+/**
+ * Creates every topic of the contracts that is missing (partitions, retention), the job a
+ * deployment runs before the services. Usage: create-topics [--replication N] (default 1).
+ */
+async function main(): Promise<void> {
+  const replicationArg = process.argv.indexOf('--replication');
+  const replication = replicationArg > 0 ? Number(process.argv[replicationArg + 1]) : 1;
+  if (!Number.isInteger(replication) || replication < 1) throw new Error('--replication must be a positive integer');
+  const config = loadConfig(KafkaConfig, processEnv());
+  const kafka = new Kafka({ clientId: 'ums-create-topics', brokers: config.KAFKA_BROKERS, logLevel: logLevel.WARN });
+  const created = await ensureTopics(kafka, AllTopics, replication);
+  process.stdout.write(`${created.length} topic(s) created, ${AllTopics.length - created.length} already present\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`create-topics failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,121 @@
+import { join } from 'node:path';
+import {
+  compiledEntry,
+  freePort,
+  type KafkaBrokerHandle,
+  ManagedProcess,
+  runningDetachedBroker,
+  startKafkaBroker,
+  waitUntil,
+  workspaceRoot,
+} from '@ums/testing';
+
+export const SERVICE_NAMES = [
+  'campaign-scheduler',
+  'batch-expander',
+  'notification-sender',
+  'webhook-ingest',
+  'webhook-dispatcher',
+  'provider-simulator',
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export interface LocalStackOptions {
+  /** Use this cluster instead of starting a broker (KAFKA_BROKERS when set). */
+  readonly kafkaBrokers?: string;
+  /** Where a broker started here keeps its data. */
+  readonly kafkaDataDir: string;
+  /** Keep the broker running after this process exits (`--keep`). */
+  readonly detachedKafka?: boolean;
+  readonly mysqlDatabase: string;
+  readonly services?: readonly ServiceName[];
+  /** Fixed ports (3000-3005 for the demo); free ports are chosen when omitted. */
+  readonly basePort?: number;
+  readonly logDir: string;
+  /** Extra environment for every process (MYSQL_HOST, REDIS_URL, LOG_LEVEL, ...). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly onStep?: (step: string) => void;
+}
+
+export interface RunningService {
+  readonly name: ServiceName;
+  readonly url: string;
+  readonly process: ManagedProcess;
+}
+
+export interface LocalStack {
+  readonly brokers: string;
+  readonly services: readonly RunningService[];
+  readonly broker: KafkaBrokerHandle | undefined;
+  /** SIGTERM every service (graceful drain), then the broker if this stack started it attached. */
+  stop(): Promise<Record<string, number | null>>;
+}
+
+/** Starts Kafka (or uses a given cluster), migrates, creates topics and starts the services. */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const step = options.onStep ?? (() => undefined);
+  let broker: KafkaBrokerHandle | undefined;
+  let brokers = options.kafkaBrokers ?? (options.detachedKafka === true ? runningDetachedBroker(options.kafkaDataDir) : undefined);
+  if (brokers === undefined) {
+    step('starting Kafka (single-node KRaft)');
+    broker = await startKafkaBroker({ dataDir: options.kafkaDataDir, detached: options.detachedKafka, heapMb: 768 });
+    brokers = broker.brokers;
+  }
+  const env = { LOG_LEVEL: 'info', ...options.env, KAFKA_BROKERS: brokers, MYSQL_DATABASE: options.mysqlDatabase };
+
+  step('migrating the schema');
+  await runJob('migrate', 'tools/migrate.ts', ['up'], env, options.logDir);
+  step('creating topics from the contracts');
+  await runJob('create-topics', 'tools/create-topics.ts', [], env, options.logDir);
+
+  const services: RunningService[] = [];
+  const names = options.services ?? SERVICE_NAMES;
+  for (const [index, name] of names.entries()) {
+    const port = options.basePort !== undefined ? options.basePort + SERVICE_NAMES.indexOf(name) : await freePort();
+    const { command, args } = compiledEntry(`apps/${name}/src/main.ts`);
+    const proc = new ManagedProcess({
+      name,
+      command,
+      args,
+      env: { ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
+      logFile: join(options.logDir, `${name}.log`),
+    }).start();
+    services.push({ name, url: `http://127.0.0.1:${port}`, process: proc });
+    step(`started ${name} (${index + 1}/${names.length}) on port ${port}`);
+  }
+  const stack: LocalStack = {
+    brokers,
+    services,
+    broker,
+    stop: async () => {
+      const codes = await Promise.all(services.map(async (s) => [s.name, await s.process.stop()] as const));
+      if (broker !== undefined && options.detachedKafka !== true) await broker.stop();
+      return Object.fromEntries(codes);
+    },
+  };
+  try {
+    for (const service of services) {
+      await waitUntil(`${service.name} ready`, async () => (await fetch(`${service.url}/health/ready`)).status === 200, {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+        abortIf: service.process.exitedUnexpectedly,
+      });
+      step(`${service.name} ready`);
+    }
+  } catch (error: unknown) {
+    await stack.stop();
+    throw error;
+  }
+  return stack;
+}
+
+async function runJob(name: string, entry: string, args: string[], env: Record<string, string>, logDir: string): Promise<void> {
+  const { command, args: baseArgs } = compiledEntry(entry);
+  const job = new ManagedProcess({ name, command, args: [...baseArgs, ...args], env, logFile: join(logDir, `${name}.log`) }).start();
+  const code = await job.waitForExit();
+  if (code !== 0) throw new Error(`${name} exited with ${String(code)}; see ${join(logDir, `${name}.log`)}`);
+}
+
+export function defaultLogDir(label: string): string {
+  return join(workspaceRoot(), 'tmp', label);
+}
