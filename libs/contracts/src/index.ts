@@ -1,5 +1,3 @@
-// class-transformer's @Type reads design metadata; contracts must work without Nest loaded.
-import 'reflect-metadata';
 export * from './enums/channel.enum';
 export * from './enums/failure-reason.enum';
 export * from './enums/message-status.enum';

@@ -5,3 +5,4 @@ export * from './process/managed-process';
 export * from './process/wait-until';
 export * from './workspace-root';
 export * from './process/compiled-entry';
+export * from './redis/test-redis';

@@ -1,3 +1,5 @@
+// class-transformer's @Type reads design metadata at class definition.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,

@@ -1,6 +1,9 @@
+// class-transformer's @Type reads design metadata at class definition.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
+  IsDefined,
   IsEnum,
   IsIn,
   IsISO8601,
@@ -117,11 +120,13 @@ export class ProviderEventV1 {
   credentialId!: string;
 
   @ValidateIf((o: ProviderEventV1) => o.kind === ProviderEventKind.Status)
+  @IsDefined()
   @ValidateNested()
   @Type(() => ProviderStatusV1)
   status?: ProviderStatusV1;
 
   @ValidateIf((o: ProviderEventV1) => o.kind === ProviderEventKind.Inbound)
+  @IsDefined()
   @ValidateNested()
   @Type(() => ProviderInboundV1)
   inbound?: ProviderInboundV1;

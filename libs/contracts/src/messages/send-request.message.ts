@@ -1,8 +1,11 @@
+// class-transformer's @Type reads design metadata at class definition.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsDefined,
   IsEnum,
   IsISO31661Alpha2,
   IsISO8601,
@@ -47,11 +50,13 @@ export class SendRequestV1 {
   @Length(1, 64)
   credentialId!: string;
 
+  @IsDefined()
   @ValidateNested()
   @Type(() => MessageContentV1)
   content!: MessageContentV1;
 
   @ValidateIf((o: SendRequestV1) => o.kind === SendRequestKind.Single)
+  @IsDefined()
   @ValidateNested()
   @Type(() => RecipientV1)
   recipient?: RecipientV1;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { DeadLetterV1, decodeMessage, KafkaHeaders, Topics, type TopicDefinition } from '@ums/contracts';
-import { compiledEntry, ManagedProcess, testBrokers, testKafka, uniqueTopic, waitUntil, workspaceRoot } from '@ums/testing';
+import { compiledEntry, ManagedProcess, testBrokers, testKafka, testRedisUrl, uniqueTopic, waitUntil, workspaceRoot } from '@ums/testing';
 import { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import { ensureTopics } from './kafka-admin.service';
@@ -19,7 +19,7 @@ describe('Kafka consumer (real broker, fixture process)', () => {
 
   beforeAll(async () => {
     kafka = testKafka();
-    redis = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379/0');
+    redis = new Redis(testRedisUrl());
     await ensureTopics(kafka, [Topics.deadLetters as TopicDefinition<object>], 1);
   });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
-/** Same shape as the platform's TestMysqlSettings (testing depends on no lib of ours but contracts). */
+/** Same shape as the platform's MysqlConnectionSettings (testing depends on no lib of ours but contracts). */
 export interface TestMysqlSettings {
   host: string;
   port: number;

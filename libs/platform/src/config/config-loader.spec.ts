@@ -1,0 +1,38 @@
+import { HttpConfig, KafkaConfig, MysqlConfig, RedisConfig } from './common.config';
+import { ConfigValidationError, loadConfig, loadConfigs } from './config-loader';
+
+describe('loadConfigs', () => {
+  it('converts and defaults values', () => {
+    const configs = loadConfigs([HttpConfig, KafkaConfig, MysqlConfig], { HTTP_PORT: '3002', KAFKA_BROKERS: 'a:9092, b:9093', MYSQL_POOL_SIZE: '20' });
+    const kafka = configs.get(KafkaConfig) as KafkaConfig;
+    const http = configs.get(HttpConfig) as HttpConfig;
+    const mysql = configs.get(MysqlConfig) as MysqlConfig;
+    expect(kafka.KAFKA_BROKERS).toEqual(['a:9092', 'b:9093']);
+    expect(http).toMatchObject({ HTTP_PORT: 3002, HTTP_HOST: '0.0.0.0', SHUTDOWN_TIMEOUT_MS: 15_000 });
+    expect(mysql).toMatchObject({ MYSQL_HOST: '127.0.0.1', MYSQL_PORT: 3306, MYSQL_POOL_SIZE: 20 });
+    expect(Object.isFrozen(mysql)).toBe(true);
+  });
+
+  it('reports every bad variable at once, by name', () => {
+    let error: unknown;
+    try {
+      loadConfigs([HttpConfig, KafkaConfig, MysqlConfig, RedisConfig], { HTTP_PORT: 'eighty', KAFKA_BROKERS: 'kafka', MYSQL_DATABASE: 'ums;drop', REDIS_URL: 'http://x' });
+    } catch (e: unknown) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigValidationError);
+    const issues = (error as ConfigValidationError).issues.map((i) => i.field);
+    expect(issues).toEqual(expect.arrayContaining(['HTTP_PORT', 'KAFKA_BROKERS', 'MYSQL_DATABASE', 'REDIS_URL']));
+    expect((error as ConfigValidationError).code).toBe('CONFIG_INVALID');
+    expect((error as Error).message).toContain('KAFKA_BROKERS: KAFKA_BROKERS entries must be host:port');
+  });
+
+  it('requires variables without defaults', () => {
+    expect(() => loadConfig(KafkaConfig, {})).toThrow('KAFKA_BROKERS');
+    expect(() => loadConfig(HttpConfig, {})).toThrow('HTTP_PORT');
+  });
+
+  it('ignores unrelated variables', () => {
+    expect(loadConfig(RedisConfig, { PATH: '/bin', REDIS_URL: 'redis://r:6379/2' }).REDIS_URL).toBe('redis://r:6379/2');
+  });
+});

@@ -1,0 +1,184 @@
+#!/usr/bin/env node
+// The README's commands go through here: on a fresh machine it installs what the project needs
+// (npm dependencies, the Kafka jars from Maven Central), makes sure MariaDB and Redis answer, then
+// runs the command. Plain Node with no dependencies, because it runs before `npm ci`.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const KAFKA_JAR = join(root, '.cache', 'kafka', 'libs', 'kafka_2.13-3.9.1.jar');
+const aliases = join(root, 'dist', 'tools', 'runtime', 'register-aliases.js');
+
+const say = (line) => process.stdout.write(`[setup] ${line}\n`);
+const fail = (message) => {
+  process.stderr.write(`\n[setup] ${message}\n`);
+  process.exit(1);
+};
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
+  if (result.error) fail(`${command} could not run: ${result.error.message}`);
+  return result.status ?? 1;
+}
+
+function must(command, args, options) {
+  const status = run(command, args, options);
+  if (status !== 0) fail(`${command} ${args.join(' ')} failed with exit code ${status}`);
+}
+
+function has(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+function checkNode() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) fail(`Node ${process.versions.node} is too old: Node >= 20.19 is needed.`);
+}
+
+function ensureDependencies() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  say('installing npm dependencies (npm ci)');
+  must('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+function ensureKafkaJars() {
+  if (existsSync(KAFKA_JAR)) return;
+  if (!has('java')) fail('Java 17+ is needed to run Kafka: install a JDK (e.g. apt-get install openjdk-17-jre-headless).');
+  if (!has('mvn')) fail('Maven is needed to fetch the Kafka jars from Maven Central: install it (e.g. apt-get install maven).');
+  say('fetching Kafka 3.9.1 from Maven Central (mvn dependency:copy-dependencies)');
+  mkdirSync(dirname(KAFKA_JAR), { recursive: true });
+  must('mvn', ['-q', '-B', '-f', 'deploy/kafka/pom.xml', 'dependency:copy-dependencies', `-DoutputDirectory=${dirname(KAFKA_JAR)}`, '-DincludeScope=runtime']);
+  if (!existsSync(KAFKA_JAR)) fail(`Maven finished but ${KAFKA_JAR} is missing.`);
+}
+
+function reachable(host, port, timeoutMs = 1000) {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function waitReachable(host, port, seconds) {
+  for (let i = 0; i < seconds * 4; i++) {
+    if (await reachable(host, port)) return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}
+
+/** A local service that is down is started with this machine kind's own command; anything else is explained. */
+async function ensureService(name, host, port, startCommand, howTo) {
+  if (await reachable(host, port)) return;
+  const local = host === '127.0.0.1' || host === 'localhost';
+  if (local && startCommand && has(startCommand[0]) && process.getuid?.() === 0) {
+    say(`${name} is not answering on ${host}:${port}: starting it (${startCommand.join(' ')})`);
+    run(startCommand[0], startCommand.slice(1), { stdio: 'ignore' });
+    if (await waitReachable(host, port, 30)) return;
+  }
+  fail(`${name} is not reachable on ${host}:${port}. ${howTo}`);
+}
+
+async function ensureDatabases() {
+  const mysqlHost = process.env.MYSQL_HOST ?? '127.0.0.1';
+  const mysqlPort = Number(process.env.MYSQL_PORT ?? 3306);
+  await ensureService(
+    'MariaDB/MySQL',
+    mysqlHost,
+    mysqlPort,
+    ['start-stop-daemon', '--start', '--oknodo', '--background', '--exec', '/usr/sbin/mariadbd'],
+    'Start MariaDB 10.11+ or MySQL 8 (user root with an empty password by default; set MYSQL_HOST/PORT/USER/PASSWORD otherwise).',
+  );
+  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0');
+  await ensureService(
+    'Redis',
+    redis.hostname,
+    Number(redis.port || 6379),
+    ['redis-server', '--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', '6379', '--save', '', '--appendonly', 'no'],
+    'Start Redis 7 (e.g. redis-server --daemonize yes) or set REDIS_URL.',
+  );
+}
+
+function build() {
+  must('npm', ['run', '-s', 'build']);
+}
+
+function node(entry, args) {
+  return run(process.execPath, ['-r', aliases, join(root, 'dist', entry), ...args]);
+}
+
+/** Jest's summary is not one that CI tools read; this prints the plain "N passed, N failed" line too. */
+function runTests(extraArgs) {
+  const resultsFile = join(root, 'tmp', 'jest-results.json');
+  mkdirSync(dirname(resultsFile), { recursive: true });
+  say('lint (type-aware ESLint with module boundaries)');
+  const lint = run('npm', ['run', '-s', 'lint'], { env: { ...process.env, NX_DAEMON: 'false' } });
+  say('typecheck (tsc --noEmit, strict)');
+  const types = run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+  say('tests (unit, integration against real Kafka, MariaDB and Redis, end to end)');
+  const jest = run('npx', ['jest', '--ci', '--json', `--outputFile=${resultsFile}`, ...extraArgs]);
+  let passed = 0;
+  let failed = 0;
+  if (existsSync(resultsFile)) {
+    const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
+    passed = results.numPassedTests;
+    failed = results.numFailedTests + (results.numRuntimeErrorTestSuites ?? 0);
+  }
+  if (lint !== 0) process.stdout.write('lint: FAILED\n');
+  if (types !== 0) process.stdout.write('typecheck: FAILED\n');
+  process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+  return lint === 0 && types === 0 && jest === 0 && failed === 0 && passed > 0 ? 0 : 1;
+}
+
+async function main() {
+  const [command = 'help', ...args] = process.argv.slice(2);
+  checkNode();
+  switch (command) {
+    case 'test':
+      ensureDependencies();
+      ensureKafkaJars();
+      await ensureDatabases();
+      process.exit(runTests(args));
+      break;
+    case 'demo':
+      ensureDependencies();
+      ensureKafkaJars();
+      await ensureDatabases();
+      build();
+      process.exit(node('tools/demo.js', args));
+      break;
+    case 'migrate':
+      ensureDependencies();
+      await ensureDatabases();
+      build();
+      process.exit(node('tools/migrate.js', args));
+      break;
+    case 'infra-down': {
+      ensureDependencies();
+      build();
+      const stopped = spawnSync(
+        process.execPath,
+        ['-r', aliases, '-e', "require('@ums/testing').stopDetachedBroker(require('node:path').join(process.cwd(), '.cache/kafka/dev')).then((s) => console.log(s ? 'Kafka stopped' : 'no Kafka running'))"],
+        { cwd: root, stdio: 'inherit' },
+      );
+      execFileSync('sh', ['-c', "pkill -f 'dist/apps/.*/src/main.js' || true"], { stdio: 'inherit' });
+      process.exit(stopped.status ?? 1);
+      break;
+    }
+    default:
+      process.stdout.write('usage: node tools/run.mjs test [jest args] | demo [--keep] | migrate up|down|reset|status | infra-down\n');
+      process.exit(command === 'help' ? 0 : 2);
+  }
+}
+
+await main();
