@@ -27,13 +27,15 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
 # both dev), so scripts are skipped.
 FROM base AS deps
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts
+# npm install (versions from the lock): npm 11 lock files list only one platform's optional native
+# packages, which `npm ci` refuses.
+RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --ignore-scripts --no-audit --no-fund
 
 # Full install and compile. swc only compiles; it does not rewrite the @ums/* path aliases, which
 # register-aliases.js resolves at run time.
 FROM base AS build
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci
+RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
 COPY .swcrc tsconfig.base.json tsconfig.json ./
 COPY libs ./libs
 COPY apps ./apps

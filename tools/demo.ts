@@ -7,10 +7,16 @@ import { defaultLogDir, type LocalStack, startLocalStack } from './stack/local-s
  * The README's main command. Today it brings the whole stack up for real (Kafka, schema, topics,
  * the five services and the provider simulator), shows each one ready with its dependency checks
  * and metrics, and stops everything. The campaign run end to end is added by the end-to-end issue.
- * Options: --keep leaves the stack running (ports 3000-3005; Kafka detached in .cache/kafka/dev).
+ * Options: --keep leaves the stack running (ports 3000-3005; Kafka detached in .cache/kafka/dev);
+ * --kafka-port N starts the broker on that port (default: a free one).
  */
 async function main(): Promise<void> {
   const keep = process.argv.includes('--keep');
+  const portArg = process.argv.indexOf('--kafka-port');
+  const kafkaPort = portArg > 0 ? Number(process.argv[portArg + 1]) : undefined;
+  if (kafkaPort !== undefined && !(Number.isInteger(kafkaPort) && kafkaPort > 0 && kafkaPort < 65536)) {
+    throw new Error('--kafka-port needs a port number');
+  }
   const started = Date.now();
   const say = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
   const logDir = defaultLogDir('demo-logs');
@@ -20,6 +26,7 @@ async function main(): Promise<void> {
       kafkaBrokers: process.env['KAFKA_BROKERS'] || undefined,
       kafkaDataDir: join(workspaceRoot(), '.cache', 'kafka', 'dev'),
       detachedKafka: keep,
+      kafkaPort,
       mysqlDatabase: process.env['MYSQL_DATABASE'] ?? 'ums',
       basePort: 3000,
       logDir,

@@ -42,8 +42,10 @@ function ensureDependencies() {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  say('installing npm dependencies (npm ci)');
-  must('npm', ['ci', '--no-audit', '--no-fund']);
+  // `npm install` installs the versions pinned in package-lock.json. Not `npm ci`: npm 11 records only
+  // this platform's optional native packages (@swc/core-*) in the lock and then refuses it in `ci`.
+  say('installing npm dependencies (npm install, versions from package-lock.json)');
+  must('npm', ['install', '--no-audit', '--no-fund']);
 }
 
 function ensureKafkaJars() {

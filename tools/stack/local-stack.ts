@@ -25,6 +25,8 @@ export interface LocalStackOptions {
   readonly kafkaBrokers?: string;
   /** Where a broker started here keeps its data. */
   readonly kafkaDataDir: string;
+  /** Port for a broker started here (a free one when omitted). */
+  readonly kafkaPort?: number;
   /** Keep the broker running after this process exits (`--keep`). */
   readonly detachedKafka?: boolean;
   readonly mysqlDatabase: string;
@@ -58,7 +60,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let brokers = options.kafkaBrokers ?? (options.detachedKafka === true ? runningDetachedBroker(options.kafkaDataDir) : undefined);
   if (brokers === undefined) {
     step('starting Kafka (single-node KRaft)');
-    broker = await startKafkaBroker({ dataDir: options.kafkaDataDir, detached: options.detachedKafka, heapMb: 768 });
+    broker = await startKafkaBroker({ dataDir: options.kafkaDataDir, port: options.kafkaPort, detached: options.detachedKafka, heapMb: 768 });
     brokers = broker.brokers;
   }
   const env = { LOG_LEVEL: 'info', ...options.env, KAFKA_BROKERS: brokers, MYSQL_DATABASE: options.mysqlDatabase };

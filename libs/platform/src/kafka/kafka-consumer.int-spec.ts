@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { DeadLetterV1, decodeMessage, KafkaHeaders, Topics, type TopicDefinition } from '@ums/contracts';
-import { compiledEntry, ManagedProcess, testBrokers, testKafka, testRedisUrl, uniqueTopic, waitUntil, workspaceRoot } from '@ums/testing';
+import { compiledEntry, freePort, ManagedProcess, testBrokers, testKafka, testRedisUrl, uniqueTopic, waitUntil, workspaceRoot } from '@ums/testing';
 import { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import { ensureTopics } from './kafka-admin.service';
@@ -103,6 +103,50 @@ describe('Kafka consumer (real broker, fixture process)', () => {
     // A graceful stop commits what it finished: the group ends with no lag.
     expect(await consumer.stop()).toBe(0);
   }, 300_000);
+
+  it('finishes and commits in-flight work on SIGTERM, so a restart reprocesses nothing', async () => {
+    const total = 400;
+    const topic = uniqueTopic('graceful', FixtureMessageV1, (v) => v.id, { partitions: 3 });
+    await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);
+    await produce(topic, Array.from({ length: total }, (_, i) => ({ id: `g${i}` })));
+    const key = `test:graceful:${randomBytes(4).toString('hex')}`;
+    const consumer = fixture('graceful-consumer', topic, { FIXTURE_REDIS_KEY: key, FIXTURE_WORK_MS: '60', FIXTURE_CONCURRENCY: '4' }).start();
+
+    await waitUntil('a quarter processed', async () => (await redis.hlen(`${key}:done`)) >= total / 4, { timeoutMs: 60_000, abortIf: consumer.exitedUnexpectedly });
+    expect(await consumer.stop()).toBe(0);
+    const beforeRestart = (await doneCounts(key)).size;
+    expect(beforeRestart).toBeLessThan(total);
+
+    consumer.start();
+    await waitUntil('every message processed', async () => (await redis.hlen(`${key}:done`)) === total, { timeoutMs: 120_000, abortIf: consumer.exitedUnexpectedly });
+    const counts = await doneCounts(key);
+    process.stdout.write(`graceful test: stopped after ${beforeRestart}/${total}, ${[...counts.values()].filter((n) => n > 1).length} processed twice\n`);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  }, 240_000);
+
+  it('turns readiness false when a handler stalls past its limit', async () => {
+    const topic = uniqueTopic('stall', FixtureMessageV1, (v) => v.id, { partitions: 1 });
+    await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);
+    const port = await freePort();
+    const consumer = fixture('stall-consumer', topic, {
+      FIXTURE_REDIS_KEY: `test:stall:${randomBytes(4).toString('hex')}`,
+      FIXTURE_WORK_MS: '120000',
+      FIXTURE_STALL_MS: '1500',
+      HTTP_PORT: String(port),
+    }).start();
+    const ready = async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      return { status: res.status, body: (await res.json()) as { checks: Record<string, { ok: boolean; detail?: string }> } };
+    };
+    await waitUntil('ready before any work', async () => (await ready()).status === 200, { timeoutMs: 30_000, abortIf: consumer.exitedUnexpectedly });
+    await produce(topic, [{ id: 'hangs' }]);
+    const stalled = await waitUntil('not ready', async () => {
+      const r = await ready();
+      return r.status === 503 ? r : undefined;
+    }, { timeoutMs: 30_000, abortIf: consumer.exitedUnexpectedly });
+    expect(stalled.body.checks['kafka-consumers']?.detail).toMatch(/stalled on .*\[0\]@0/);
+    expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+  }, 90_000);
 
   it('dead-letters a poison message and keeps consuming its partition', async () => {
     const topic = uniqueTopic('poison', FixtureMessageV1, (v) => v.id, { partitions: 1 });
