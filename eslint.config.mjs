@@ -23,7 +23,19 @@ const ioFrameworks = [
 ];
 
 export default [
-  { ignores: ['**/node_modules/**', 'dist/**', '.cache/**', '.nx/**', 'coverage/**', 'tmp/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      'dist/**',
+      '.cache/**',
+      '.nx/**',
+      'coverage/**',
+      'tmp/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
+  },
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
   {
@@ -34,7 +46,10 @@ export default [
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
-      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/only-throw-error': 'error',
@@ -56,12 +71,26 @@ export default [
           banTransitiveDependencies: false,
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
+            {
+              sourceTag: 'type:app',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
+            },
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: ioFrameworks },
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [], bannedExternalImports: ioFrameworks },
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
+            {
+              sourceTag: 'type:domain',
+              onlyDependOnLibsWithTags: ['type:contracts'],
+              bannedExternalImports: ioFrameworks,
+            },
+            {
+              sourceTag: 'type:contracts',
+              onlyDependOnLibsWithTags: [],
+              bannedExternalImports: ioFrameworks,
+            },
+            {
+              sourceTag: 'type:tool',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
+            },
           ],
         },
       ],
@@ -77,12 +106,29 @@ export default [
           enforceBuildableLibDependency: false,
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
-            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:testing'] },
+            {
+              sourceTag: 'type:app',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
+            },
+            {
+              sourceTag: 'type:platform',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:testing'],
+            },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: ioFrameworks },
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [], bannedExternalImports: ioFrameworks },
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'] },
+            {
+              sourceTag: 'type:domain',
+              onlyDependOnLibsWithTags: ['type:contracts'],
+              bannedExternalImports: ioFrameworks,
+            },
+            {
+              sourceTag: 'type:contracts',
+              onlyDependOnLibsWithTags: [],
+              bannedExternalImports: ioFrameworks,
+            },
+            {
+              sourceTag: 'type:tool',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
+            },
           ],
         },
       ],
@@ -93,12 +139,21 @@ export default [
     files: ['apps/**/*.ts'],
     ignores: ['apps/**/*.spec.ts', 'apps/**/*.int-spec.ts', 'apps/**/*.e2e-spec.ts', 'apps/**/test/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: '@ums/testing', message: 'Test helpers are for tests only.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@ums/testing', message: 'Test helpers are for tests only.' }] },
+      ],
     },
   },
   {
     // The one place that reads the process environment, plus dev tooling and test bootstrap.
-    files: ['libs/platform/src/config/env-source.ts', '**/fixtures/*.main.ts', 'tools/**/*.ts', 'libs/testing/src/**/*.ts', 'jest.config.js'],
+    files: [
+      'libs/platform/src/config/env-source.ts',
+      '**/fixtures/*.main.ts',
+      'tools/**/*.ts',
+      'libs/testing/src/**/*.ts',
+      'jest.config.js',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
   prettier,

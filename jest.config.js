@@ -6,7 +6,13 @@ const swcOptions = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcOptions, swcrc: false }] };
 const moduleNameMapper = { '^@ums/(contracts|domain|platform|testing)$': '<rootDir>/libs/$1/src/index.ts' };
 const testPathIgnorePatterns = ['/node_modules/', '/dist/', '/.cache/'];
-const common = { rootDir: __dirname, testEnvironment: 'node', transform, moduleNameMapper, testPathIgnorePatterns };
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform,
+  moduleNameMapper,
+  testPathIgnorePatterns,
+};
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -20,7 +26,10 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int-spec.ts', '<rootDir>/{apps,libs,tools}/**/*.e2e-spec.ts'],
+      testMatch: [
+        '<rootDir>/{apps,libs,tools}/**/*.int-spec.ts',
+        '<rootDir>/{apps,libs,tools}/**/*.e2e-spec.ts',
+      ],
       slowTestThreshold: 30,
     },
   ],

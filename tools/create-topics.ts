@@ -10,11 +10,18 @@ import { Kafka, logLevel } from 'kafkajs';
 async function main(): Promise<void> {
   const replicationArg = process.argv.indexOf('--replication');
   const replication = replicationArg > 0 ? Number(process.argv[replicationArg + 1]) : 1;
-  if (!Number.isInteger(replication) || replication < 1) throw new Error('--replication must be a positive integer');
+  if (!Number.isInteger(replication) || replication < 1)
+    throw new Error('--replication must be a positive integer');
   const config = loadConfig(KafkaConfig, processEnv());
-  const kafka = new Kafka({ clientId: 'ums-create-topics', brokers: config.KAFKA_BROKERS, logLevel: logLevel.WARN });
+  const kafka = new Kafka({
+    clientId: 'ums-create-topics',
+    brokers: config.KAFKA_BROKERS,
+    logLevel: logLevel.WARN,
+  });
   const created = await ensureTopics(kafka, AllTopics, replication);
-  process.stdout.write(`${created.length} topic(s) created, ${AllTopics.length - created.length} already present\n`);
+  process.stdout.write(
+    `${created.length} topic(s) created, ${AllTopics.length - created.length} already present\n`,
+  );
 }
 
 main().catch((error: unknown) => {

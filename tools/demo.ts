@@ -18,7 +18,8 @@ async function main(): Promise<void> {
     throw new Error('--kafka-port needs a port number');
   }
   const started = Date.now();
-  const say = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
+  const say = (line: string): void =>
+    void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
   const logDir = defaultLogDir('demo-logs');
   let stack: LocalStack | undefined;
   try {
@@ -40,7 +41,13 @@ async function main(): Promise<void> {
       const body = (await ready.json()) as { checks: Record<string, { ok: boolean }> };
       const metrics = await (await fetch(`${service.url}/metrics`)).text();
       const checks = Object.entries(body.checks).map(([name, r]) => `${name}:${r.ok ? 'ok' : 'FAIL'}`);
-      rows.push([service.name, service.url, String(ready.status), checks.join(' ') || '(none)', `${metrics.split('\n').filter((l) => l.startsWith('# HELP')).length} series`]);
+      rows.push([
+        service.name,
+        service.url,
+        String(ready.status),
+        checks.join(' ') || '(none)',
+        `${metrics.split('\n').filter((l) => l.startsWith('# HELP')).length} series`,
+      ]);
     }
     printTable(rows);
     if (keep) {
@@ -48,7 +55,11 @@ async function main(): Promise<void> {
       process.exit(0);
     }
     const codes = await stack.stop();
-    say(`stopped: ${Object.entries(codes).map(([n, c]) => `${n}=${String(c)}`).join(' ')}`);
+    say(
+      `stopped: ${Object.entries(codes)
+        .map(([n, c]) => `${n}=${String(c)}`)
+        .join(' ')}`,
+    );
     const unclean = Object.values(codes).filter((c) => c !== 0).length;
     if (unclean > 0) throw new Error(`${unclean} service(s) did not shut down cleanly; see ${logDir}`);
   } catch (error: unknown) {
@@ -58,7 +69,9 @@ async function main(): Promise<void> {
 }
 
 function pick(names: string[]): Record<string, string> {
-  return Object.fromEntries(names.flatMap((n) => (process.env[n] !== undefined ? [[n, process.env[n] as string]] : [])));
+  return Object.fromEntries(
+    names.flatMap((n) => (process.env[n] !== undefined ? [[n, process.env[n] as string]] : [])),
+  );
 }
 
 function printTable(rows: string[][]): void {

@@ -1,5 +1,13 @@
 import 'reflect-metadata';
-import { createDataSource, loadConfig, MysqlConfig, mysqlSettingsFrom, processEnv, revertAllMigrations, runPendingMigrations } from '@ums/platform';
+import {
+  createDataSource,
+  loadConfig,
+  MysqlConfig,
+  mysqlSettingsFrom,
+  processEnv,
+  revertAllMigrations,
+  runPendingMigrations,
+} from '@ums/platform';
 import { createConnection } from 'mysql2/promise';
 
 /**
@@ -11,8 +19,15 @@ async function main(): Promise<void> {
   const command = process.argv[2] ?? 'up';
   const settings = mysqlSettingsFrom(loadConfig(MysqlConfig, processEnv()));
   if (command === 'up') {
-    const server = await createConnection({ host: settings.host, port: settings.port, user: settings.user, password: settings.password });
-    await server.query(`CREATE DATABASE IF NOT EXISTS \`${settings.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    const server = await createConnection({
+      host: settings.host,
+      port: settings.port,
+      user: settings.user,
+      password: settings.password,
+    });
+    await server.query(
+      `CREATE DATABASE IF NOT EXISTS \`${settings.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
     await server.end();
   }
   const dataSource = await createDataSource(settings).initialize();
@@ -20,7 +35,9 @@ async function main(): Promise<void> {
     switch (command) {
       case 'up': {
         const applied = await runPendingMigrations(dataSource);
-        process.stdout.write(`${applied.length} migration(s) applied${applied.length > 0 ? `: ${applied.join(', ')}` : ''}\n`);
+        process.stdout.write(
+          `${applied.length} migration(s) applied${applied.length > 0 ? `: ${applied.join(', ')}` : ''}\n`,
+        );
         break;
       }
       case 'down':

@@ -35,7 +35,8 @@ function has(command) {
 
 function checkNode() {
   const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < 20 || (major === 20 && minor < 19)) fail(`Node ${process.versions.node} is too old: Node >= 20.19 is needed.`);
+  if (major < 20 || (major === 20 && minor < 19))
+    fail(`Node ${process.versions.node} is too old: Node >= 20.19 is needed.`);
 }
 
 function ensureDependencies() {
@@ -50,11 +51,23 @@ function ensureDependencies() {
 
 function ensureKafkaJars() {
   if (existsSync(KAFKA_JAR)) return;
-  if (!has('java')) fail('Java 17+ is needed to run Kafka: install a JDK (e.g. apt-get install openjdk-17-jre-headless).');
-  if (!has('mvn')) fail('Maven is needed to fetch the Kafka jars from Maven Central: install it (e.g. apt-get install maven).');
+  if (!has('java'))
+    fail('Java 17+ is needed to run Kafka: install a JDK (e.g. apt-get install openjdk-17-jre-headless).');
+  if (!has('mvn'))
+    fail(
+      'Maven is needed to fetch the Kafka jars from Maven Central: install it (e.g. apt-get install maven).',
+    );
   say('fetching Kafka 3.9.1 from Maven Central (mvn dependency:copy-dependencies)');
   mkdirSync(dirname(KAFKA_JAR), { recursive: true });
-  must('mvn', ['-q', '-B', '-f', 'deploy/kafka/pom.xml', 'dependency:copy-dependencies', `-DoutputDirectory=${dirname(KAFKA_JAR)}`, '-DincludeScope=runtime']);
+  must('mvn', [
+    '-q',
+    '-B',
+    '-f',
+    'deploy/kafka/pom.xml',
+    'dependency:copy-dependencies',
+    `-DoutputDirectory=${dirname(KAFKA_JAR)}`,
+    '-DincludeScope=runtime',
+  ]);
   if (!existsSync(KAFKA_JAR)) fail(`Maven finished but ${KAFKA_JAR} is missing.`);
 }
 
@@ -106,7 +119,20 @@ async function ensureDatabases() {
     'Redis',
     redis.hostname,
     Number(redis.port || 6379),
-    ['redis-server', '--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', '6379', '--save', '', '--appendonly', 'no'],
+    [
+      'redis-server',
+      '--daemonize',
+      'yes',
+      '--bind',
+      '127.0.0.1',
+      '-::1',
+      '--port',
+      '6379',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ],
     'Start Redis 7 (e.g. redis-server --daemonize yes) or set REDIS_URL.',
   );
 }
@@ -123,7 +149,7 @@ function node(entry, args) {
 function runTests(extraArgs) {
   const resultsFile = join(root, 'tmp', 'jest-results.json');
   mkdirSync(dirname(resultsFile), { recursive: true });
-  say('lint (type-aware ESLint with module boundaries)');
+  say('lint (type-aware ESLint with module boundaries, Prettier)');
   const lint = run('npm', ['run', '-s', 'lint'], { env: { ...process.env, NX_DAEMON: 'false' } });
   say('typecheck (tsc --noEmit, strict)');
   const types = run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
@@ -170,7 +196,12 @@ async function main() {
       build();
       const stopped = spawnSync(
         process.execPath,
-        ['-r', aliases, '-e', "require('@ums/testing').stopDetachedBroker(require('node:path').join(process.cwd(), '.cache/kafka/dev')).then((s) => console.log(s ? 'Kafka stopped' : 'no Kafka running'))"],
+        [
+          '-r',
+          aliases,
+          '-e',
+          "require('@ums/testing').stopDetachedBroker(require('node:path').join(process.cwd(), '.cache/kafka/dev')).then((s) => console.log(s ? 'Kafka stopped' : 'no Kafka running'))",
+        ],
         { cwd: root, stdio: 'inherit' },
       );
       execFileSync('sh', ['-c', "pkill -f 'dist/apps/.*/src/main.js' || true"], { stdio: 'inherit' });
@@ -178,7 +209,9 @@ async function main() {
       break;
     }
     default:
-      process.stdout.write('usage: node tools/run.mjs test [jest args] | demo [--keep] | migrate up|down|reset|status | infra-down\n');
+      process.stdout.write(
+        'usage: node tools/run.mjs test [jest args] | demo [--keep] | migrate up|down|reset|status | infra-down\n',
+      );
       process.exit(command === 'help' ? 0 : 2);
   }
 }

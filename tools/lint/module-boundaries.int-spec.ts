@@ -15,7 +15,11 @@ describe('module boundaries (real ESLint config)', () => {
   const probes: string[] = [];
 
   beforeAll(() => {
-    execFileSync('npx', ['nx', 'show', 'projects'], { cwd: root, stdio: 'ignore', env: { ...process.env, NX_DAEMON: 'false' } });
+    execFileSync('npx', ['nx', 'show', 'projects'], {
+      cwd: root,
+      stdio: 'ignore',
+      env: { ...process.env, NX_DAEMON: 'false' },
+    });
   }, 120_000);
 
   afterAll(() => {
@@ -28,7 +32,11 @@ describe('module boundaries (real ESLint config)', () => {
     writeFileSync(file, source);
     try {
       // The CLI, as `npm run lint` runs it (ESLint loads its flat config with import(), which Jest's VM refuses).
-      const run = spawnSync('npx', ['eslint', '--format', 'json', file], { cwd: root, encoding: 'utf8', env: { ...process.env, NX_DAEMON: 'false' } });
+      const run = spawnSync('npx', ['eslint', '--format', 'json', file], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NX_DAEMON: 'false' },
+      });
       const [result] = JSON.parse(run.stdout) as { messages: { ruleId: string | null; message: string }[] }[];
       return (result?.messages ?? []).map((m) => `${m.ruleId ?? 'fatal'}: ${m.message}`);
     } finally {
@@ -37,7 +45,10 @@ describe('module boundaries (real ESLint config)', () => {
   };
 
   it('refuses kafkajs in the domain lib', () => {
-    const messages = lint('libs/domain/src', "import { Kafka } from 'kafkajs';\nexport const probe = Kafka;\n");
+    const messages = lint(
+      'libs/domain/src',
+      "import { Kafka } from 'kafkajs';\nexport const probe = Kafka;\n",
+    );
     expect(messages.join('\n')).toMatch(/@nx\/enforce-module-boundaries: .*kafkajs/);
   }, 60_000);
 
@@ -50,7 +61,10 @@ describe('module boundaries (real ESLint config)', () => {
   }, 60_000);
 
   it('refuses any lib of ours in contracts', () => {
-    const messages = lint('libs/contracts/src', "import { CodedError } from '@ums/platform';\nexport const probe = CodedError;\n");
+    const messages = lint(
+      'libs/contracts/src',
+      "import { CodedError } from '@ums/platform';\nexport const probe = CodedError;\n",
+    );
     expect(messages.join('\n')).toMatch(/@nx\/enforce-module-boundaries/);
   }, 60_000);
 
@@ -64,12 +78,18 @@ describe('module boundaries (real ESLint config)', () => {
   }, 60_000);
 
   it('refuses floating promises', () => {
-    const messages = lint('libs/domain/src', 'async function later(): Promise<void> {}\nexport function probe(): void {\n  later();\n}\n');
+    const messages = lint(
+      'libs/domain/src',
+      'async function later(): Promise<void> {}\nexport function probe(): void {\n  later();\n}\n',
+    );
     expect(messages.some((m) => m.startsWith('@typescript-eslint/no-floating-promises'))).toBe(true);
   }, 60_000);
 
   it('accepts the domain lib using contracts', () => {
-    const messages = lint('libs/domain/src', "import { RunState } from '@ums/contracts';\nexport const probe = RunState.Running;\n");
+    const messages = lint(
+      'libs/domain/src',
+      "import { RunState } from '@ums/contracts';\nexport const probe = RunState.Running;\n",
+    );
     expect(messages).toEqual([]);
   }, 60_000);
 });

@@ -41,32 +41,52 @@ describe('the whole stack', () => {
       expect(live.status).toBe(200);
       const ready = await fetch(`${service.url}/health/ready`);
       const body = (await ready.json()) as { status: string; checks: Record<string, { ok: boolean }> };
-      expect({ service: service.name, status: ready.status, body: body.status }).toEqual({ service: service.name, status: 200, body: 'ok' });
+      expect({ service: service.name, status: ready.status, body: body.status }).toEqual({
+        service: service.name,
+        status: 200,
+        body: 'ok',
+      });
       expect(Object.keys(body.checks).sort()).toEqual([...(EXPECTED_CHECKS[service.name] ?? [])].sort());
       const metrics = await fetch(`${service.url}/metrics`);
       expect(metrics.status).toBe(200);
       const text = await metrics.text();
       expect(text).toContain(`process_cpu_user_seconds_total{service="${service.name}"}`);
-      if ((EXPECTED_CHECKS[service.name] ?? []).includes('kafka-producer')) expect(text).toContain('# HELP ums_kafka_messages_produced_total');
+      if ((EXPECTED_CHECKS[service.name] ?? []).includes('kafka-producer'))
+        expect(text).toContain('# HELP ums_kafka_messages_produced_total');
     }
   });
 
   it('reports not ready, naming the dependency, when Redis is unreachable (and stays live)', async () => {
     const { command, args } = compiledEntry('apps/notification-sender/src/main.ts');
+    // A log of its own: the port is read back from it, so an older run's lines must not be there.
+    const noRedisLog = join(logDir, `sender-no-redis-${Date.now()}.log`);
     const sender = new ManagedProcess({
       name: 'sender-no-redis',
       command,
       args,
-      logFile: join(logDir, 'sender-no-redis.log'),
-      env: { KAFKA_BROKERS: testBrokers().join(','), MYSQL_DATABASE: database.settings.database, REDIS_URL: 'redis://127.0.0.1:1/0', HTTP_PORT: '0', LOG_LEVEL: 'info', HTTP_HOST: '127.0.0.1' },
+      logFile: noRedisLog,
+      env: {
+        KAFKA_BROKERS: testBrokers().join(','),
+        MYSQL_DATABASE: database.settings.database,
+        REDIS_URL: 'redis://127.0.0.1:1/0',
+        HTTP_PORT: '0',
+        LOG_LEVEL: 'info',
+        HTTP_HOST: '127.0.0.1',
+      },
     });
     // Port 0 is chosen by the OS; read it back from the log line "Listening on ...".
     sender.start();
     try {
-      const url = await waitUntil('the sender to listen', () => listeningUrl(join(logDir, 'sender-no-redis.log')), { timeoutMs: 30_000, abortIf: sender.exitedUnexpectedly });
+      const url = await waitUntil('the sender to listen', () => listeningUrl(noRedisLog), {
+        timeoutMs: 30_000,
+        abortIf: sender.exitedUnexpectedly,
+      });
       const ready = await waitUntil('a readiness answer', async () => {
         const res = await fetch(`${url}/health/ready`);
-        return { status: res.status, body: (await res.json()) as { checks: Record<string, { ok: boolean; detail?: string }> } };
+        return {
+          status: res.status,
+          body: (await res.json()) as { checks: Record<string, { ok: boolean; detail?: string }> },
+        };
       });
       expect(ready.status).toBe(503);
       expect(ready.body.checks['redis']?.ok).toBe(false);
@@ -80,7 +100,13 @@ describe('the whole stack', () => {
   it('refuses to start with invalid configuration, naming each bad variable', async () => {
     const { command, args } = compiledEntry('apps/campaign-scheduler/src/main.ts');
     const logFile = join(logDir, 'scheduler-bad-config.log');
-    const proc = new ManagedProcess({ name: 'scheduler-bad-config', command, args, logFile, env: { KAFKA_BROKERS: 'not a broker', MYSQL_PORT: 'abc', HTTP_PORT: '3000' } }).start();
+    const proc = new ManagedProcess({
+      name: 'scheduler-bad-config',
+      command,
+      args,
+      logFile,
+      env: { KAFKA_BROKERS: 'not a broker', MYSQL_PORT: 'abc', HTTP_PORT: '3000' },
+    }).start();
     expect(await proc.waitForExit()).toBe(1);
     const { readFileSync } = await import('node:fs');
     const log = readFileSync(logFile, 'utf8');

@@ -57,13 +57,25 @@ export interface LocalStack {
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const step = options.onStep ?? (() => undefined);
   let broker: KafkaBrokerHandle | undefined;
-  let brokers = options.kafkaBrokers ?? (options.detachedKafka === true ? runningDetachedBroker(options.kafkaDataDir) : undefined);
+  let brokers =
+    options.kafkaBrokers ??
+    (options.detachedKafka === true ? runningDetachedBroker(options.kafkaDataDir) : undefined);
   if (brokers === undefined) {
     step('starting Kafka (single-node KRaft)');
-    broker = await startKafkaBroker({ dataDir: options.kafkaDataDir, port: options.kafkaPort, detached: options.detachedKafka, heapMb: 768 });
+    broker = await startKafkaBroker({
+      dataDir: options.kafkaDataDir,
+      port: options.kafkaPort,
+      detached: options.detachedKafka,
+      heapMb: 768,
+    });
     brokers = broker.brokers;
   }
-  const env = { LOG_LEVEL: 'info', ...options.env, KAFKA_BROKERS: brokers, MYSQL_DATABASE: options.mysqlDatabase };
+  const env = {
+    LOG_LEVEL: 'info',
+    ...options.env,
+    KAFKA_BROKERS: brokers,
+    MYSQL_DATABASE: options.mysqlDatabase,
+  };
 
   step('migrating the schema');
   await runJob('migrate', 'tools/migrate.ts', ['up'], env, options.logDir);
@@ -73,7 +85,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const services: RunningService[] = [];
   const names = options.services ?? SERVICE_NAMES;
   for (const [index, name] of names.entries()) {
-    const port = options.basePort !== undefined ? options.basePort + SERVICE_NAMES.indexOf(name) : await freePort();
+    const port =
+      options.basePort !== undefined ? options.basePort + SERVICE_NAMES.indexOf(name) : await freePort();
     const { command, args } = compiledEntry(`apps/${name}/src/main.ts`);
     const proc = new ManagedProcess({
       name,
@@ -97,11 +110,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   try {
     for (const service of services) {
-      await waitUntil(`${service.name} ready`, async () => (await fetch(`${service.url}/health/ready`)).status === 200, {
-        timeoutMs: 60_000,
-        intervalMs: 250,
-        abortIf: service.process.exitedUnexpectedly,
-      });
+      await waitUntil(
+        `${service.name} ready`,
+        async () => (await fetch(`${service.url}/health/ready`)).status === 200,
+        {
+          timeoutMs: 60_000,
+          intervalMs: 250,
+          abortIf: service.process.exitedUnexpectedly,
+        },
+      );
       step(`${service.name} ready`);
     }
   } catch (error: unknown) {
@@ -111,9 +128,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   return stack;
 }
 
-async function runJob(name: string, entry: string, args: string[], env: Record<string, string>, logDir: string): Promise<void> {
+async function runJob(
+  name: string,
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+  logDir: string,
+): Promise<void> {
   const { command, args: baseArgs } = compiledEntry(entry);
-  const job = new ManagedProcess({ name, command, args: [...baseArgs, ...args], env, logFile: join(logDir, `${name}.log`) }).start();
+  const job = new ManagedProcess({
+    name,
+    command,
+    args: [...baseArgs, ...args],
+    env,
+    logFile: join(logDir, `${name}.log`),
+  }).start();
   const code = await job.waitForExit();
   if (code !== 0) throw new Error(`${name} exited with ${String(code)}; see ${join(logDir, `${name}.log`)}`);
 }

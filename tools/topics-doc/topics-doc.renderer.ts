@@ -59,7 +59,8 @@ function renderClass(cls: MessageClass<object>, seen: Set<string>): string[] {
     const rules = byField.get(m.propertyName) ?? [];
     const rule = m.name ?? (m.type === 'conditionalValidation' ? 'optional-or-conditional' : m.type);
     if (m.type === 'nestedValidation') {
-      const target = Reflect.getMetadata('design:type', cls.prototype, m.propertyName) as MessageClass<object> | undefined;
+      const target = Reflect.getMetadata('design:type', cls.prototype, m.propertyName) as
+        MessageClass<object> | undefined;
       if (target !== undefined && target !== Array && target !== Object) nested.push(target);
     }
     if (!rules.includes(rule)) rules.push(rule);

@@ -3,6 +3,8 @@ import { PlatformModule } from '@ums/platform';
 
 /** Root module of notification-sender; features are added as modules under src/<feature>/. */
 @Module({
-  imports: [PlatformModule.forService({ service: 'notification-sender', kafka: true, mysql: true, redis: true })],
+  imports: [
+    PlatformModule.forService({ service: 'notification-sender', kafka: true, mysql: true, redis: true }),
+  ],
 })
 export class NotificationSenderModule {}

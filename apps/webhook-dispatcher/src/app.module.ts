@@ -3,6 +3,8 @@ import { PlatformModule } from '@ums/platform';
 
 /** Root module of webhook-dispatcher; features are added as modules under src/<feature>/. */
 @Module({
-  imports: [PlatformModule.forService({ service: 'webhook-dispatcher', kafka: true, mysql: true, redis: true })],
+  imports: [
+    PlatformModule.forService({ service: 'webhook-dispatcher', kafka: true, mysql: true, redis: true }),
+  ],
 })
 export class WebhookDispatcherModule {}

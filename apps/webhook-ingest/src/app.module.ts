@@ -3,6 +3,8 @@ import { PlatformModule } from '@ums/platform';
 
 /** Root module of webhook-ingest; features are added as modules under src/<feature>/. */
 @Module({
-  imports: [PlatformModule.forService({ service: 'webhook-ingest', kafka: true, mysql: false, redis: false })],
+  imports: [
+    PlatformModule.forService({ service: 'webhook-ingest', kafka: true, mysql: false, redis: false }),
+  ],
 })
 export class WebhookIngestModule {}

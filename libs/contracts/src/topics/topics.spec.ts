@@ -21,7 +21,18 @@ describe('Topics', () => {
   });
 
   it('keys campaign traffic by campaign id', () => {
-    const batch = { batchId: 'b', lane: SendLane.Bulk, tenantId: 't', campaignId: 'camp-9', seq: 0, leaseEpoch: 0, credentialId: 'c', channel: Channel.Sms, items: [], createdAt: '' };
+    const batch = {
+      batchId: 'b',
+      lane: SendLane.Bulk,
+      tenantId: 't',
+      campaignId: 'camp-9',
+      seq: 0,
+      leaseEpoch: 0,
+      credentialId: 'c',
+      channel: Channel.Sms,
+      items: [],
+      createdAt: '',
+    };
     expect(Topics.batches.keyOf(batch)).toBe('camp-9');
     expect(Topics.sendRetry30s.keyOf(batch)).toBe('camp-9');
   });

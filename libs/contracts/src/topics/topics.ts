@@ -46,7 +46,8 @@ export const Topics = {
     keyOf: (v) => v.campaignId,
     partitions: DEFAULT_PARTITIONS,
     retentionMs: 7 * DAY,
-    description: 'Single/transactional sends; served before campaign batches. Consumed by notification-sender.',
+    description:
+      'Single/transactional sends; served before campaign batches. Consumed by notification-sender.',
   }),
   sendRetry5s: defineTopic({
     name: 'ums.send.retry-5s.v1',
@@ -91,7 +92,8 @@ export const Topics = {
     keyOf: (v) => v.status?.messageId ?? v.status?.providerMessageId ?? v.inbound?.from ?? v.eventId,
     partitions: DEFAULT_PARTITIONS,
     retentionMs: 7 * DAY,
-    description: 'Verified, normalized provider callbacks (statuses and inbound). Consumed by notification-sender.',
+    description:
+      'Verified, normalized provider callbacks (statuses and inbound). Consumed by notification-sender.',
   }),
   messageStatus: defineTopic({
     name: 'ums.message.status.v1',
@@ -175,10 +177,17 @@ export const Topics = {
 export type TopicKey = keyof typeof Topics;
 
 /** Every topic of the flow, for the topic-creation job and startup checks. */
-export const AllTopics: readonly TopicDefinition<object>[] = Object.values(Topics) as TopicDefinition<object>[];
+export const AllTopics: readonly TopicDefinition<object>[] = Object.values(
+  Topics,
+) as TopicDefinition<object>[];
 
 /** Delay tiers, shortest first: where a retryable failure waits before its next attempt. */
-export const SendRetryTiers = [Topics.sendRetry5s, Topics.sendRetry30s, Topics.sendRetry2m, Topics.sendRetry10m] as const;
+export const SendRetryTiers = [
+  Topics.sendRetry5s,
+  Topics.sendRetry30s,
+  Topics.sendRetry2m,
+  Topics.sendRetry10m,
+] as const;
 export const WebhookRetryTiers = [
   Topics.webhookRetry5s,
   Topics.webhookRetry30s,

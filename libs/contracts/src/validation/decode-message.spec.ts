@@ -29,19 +29,33 @@ describe('decodeMessage', () => {
   });
 
   it('refuses bytes that are not JSON, and empty values', () => {
-    expect(decodeMessage(MessageBatchV1, Buffer.from('{nope'))).toMatchObject({ ok: false, code: 'INVALID_JSON' });
+    expect(decodeMessage(MessageBatchV1, Buffer.from('{nope'))).toMatchObject({
+      ok: false,
+      code: 'INVALID_JSON',
+    });
     expect(decodeMessage(MessageBatchV1, null)).toMatchObject({ ok: false, code: 'EMPTY_MESSAGE' });
     expect(decodeMessage(MessageBatchV1, '[1,2]')).toMatchObject({ ok: false, code: 'SCHEMA_VIOLATION' });
   });
 
   it('names each bad field by its path', () => {
-    const bad = { ...batch, seq: -1, items: [{ messageId: 'abc', recipient: '' }, { messageId: '7', recipient: 'x', variables: { n: 5 } }] };
+    const bad = {
+      ...batch,
+      seq: -1,
+      items: [
+        { messageId: 'abc', recipient: '' },
+        { messageId: '7', recipient: 'x', variables: { n: 5 } },
+      ],
+    };
     const result = decodeMessage(MessageBatchV1, JSON.stringify(bad));
     expect(result.ok).toBe(false);
     if (!result.ok) {
       const fields = result.issues.map((i) => i.field);
-      expect(fields).toEqual(expect.arrayContaining(['seq', 'items[0].messageId', 'items[0].recipient', 'items[1].variables']));
-      expect(result.issues.find((i) => i.field === 'items[0].messageId')?.reason).toBe('messageId must be a decimal id');
+      expect(fields).toEqual(
+        expect.arrayContaining(['seq', 'items[0].messageId', 'items[0].recipient', 'items[1].variables']),
+      );
+      expect(result.issues.find((i) => i.field === 'items[0].messageId')?.reason).toBe(
+        'messageId must be a decimal id',
+      );
     }
   });
 
@@ -51,21 +65,53 @@ describe('decodeMessage', () => {
   });
 
   it('checks fields that depend on the kind of a send request', () => {
-    const base = { requestId: 'r1', tenantId: 't1', channel: Channel.WhatsApp, credentialId: 'c', content: { text: 'Hi {{name}}' }, requestedAt: '2026-11-22T05:00:00Z' };
+    const base = {
+      requestId: 'r1',
+      tenantId: 't1',
+      channel: Channel.WhatsApp,
+      credentialId: 'c',
+      content: { text: 'Hi {{name}}' },
+      requestedAt: '2026-11-22T05:00:00Z',
+    };
     const single = decodeMessage(SendRequestV1, JSON.stringify({ ...base, kind: SendRequestKind.Single }));
     expect(!single.ok && single.issues.map((i) => i.field)).toContain('recipient');
-    const bulk = decodeMessage(SendRequestV1, JSON.stringify({ ...base, kind: SendRequestKind.Bulk, campaignName: 'x' }));
-    expect(!bulk.ok && bulk.issues.map((i) => i.field)).toEqual(expect.arrayContaining(['audienceUrl', 'recipients']));
-    const ok = decodeMessage(SendRequestV1, JSON.stringify({ ...base, kind: SendRequestKind.Bulk, campaignName: 'x', recipients: [{ address: '+14155550100' }] }));
+    const bulk = decodeMessage(
+      SendRequestV1,
+      JSON.stringify({ ...base, kind: SendRequestKind.Bulk, campaignName: 'x' }),
+    );
+    expect(!bulk.ok && bulk.issues.map((i) => i.field)).toEqual(
+      expect.arrayContaining(['audienceUrl', 'recipients']),
+    );
+    const ok = decodeMessage(
+      SendRequestV1,
+      JSON.stringify({
+        ...base,
+        kind: SendRequestKind.Bulk,
+        campaignName: 'x',
+        recipients: [{ address: '+14155550100' }],
+      }),
+    );
     expect(ok.ok).toBe(true);
-    const noContent = decodeMessage(SendRequestV1, JSON.stringify({ ...base, content: {}, kind: SendRequestKind.Single, recipient: { address: '+1' } }));
+    const noContent = decodeMessage(
+      SendRequestV1,
+      JSON.stringify({ ...base, content: {}, kind: SendRequestKind.Single, recipient: { address: '+1' } }),
+    );
     expect(!noContent.ok && noContent.issues.map((i) => i.field)).toContain('content.text');
   });
 });
 
 describe('required nested objects', () => {
   it('refuses a provider status event without its status', () => {
-    const result = decodeMessage(ProviderEventV1, JSON.stringify({ eventId: 'e', kind: 'status', provider: 'simulator', credentialId: 'c', receivedAt: '2026-11-22T05:00:00Z' }));
+    const result = decodeMessage(
+      ProviderEventV1,
+      JSON.stringify({
+        eventId: 'e',
+        kind: 'status',
+        provider: 'simulator',
+        credentialId: 'c',
+        receivedAt: '2026-11-22T05:00:00Z',
+      }),
+    );
     expect(!result.ok && result.issues.map((i) => i.field)).toContain('status');
   });
 });

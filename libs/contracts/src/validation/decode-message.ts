@@ -16,7 +16,11 @@ export type DecodeResult<V> =
  */
 export function validateMessage<V extends object>(cls: MessageClass<V>, plain: unknown): DecodeResult<V> {
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
-    return { ok: false, code: 'SCHEMA_VIOLATION', issues: [{ field: '(root)', reason: 'must be a JSON object' }] };
+    return {
+      ok: false,
+      code: 'SCHEMA_VIOLATION',
+      issues: [{ field: '(root)', reason: 'must be a JSON object' }],
+    };
   }
   const instance = plainToInstance(cls, plain);
   const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: true });
@@ -27,9 +31,16 @@ export function validateMessage<V extends object>(cls: MessageClass<V>, plain: u
 }
 
 /** Parses and validates a consumed message value. */
-export function decodeMessage<V extends object>(cls: MessageClass<V>, raw: Buffer | string | null): DecodeResult<V> {
+export function decodeMessage<V extends object>(
+  cls: MessageClass<V>,
+  raw: Buffer | string | null,
+): DecodeResult<V> {
   if (raw === null || raw.length === 0) {
-    return { ok: false, code: 'EMPTY_MESSAGE', issues: [{ field: '(root)', reason: 'message has no value' }] };
+    return {
+      ok: false,
+      code: 'EMPTY_MESSAGE',
+      issues: [{ field: '(root)', reason: 'message has no value' }],
+    };
   }
   let plain: unknown;
   try {

@@ -11,7 +11,12 @@ export function flattenValidationErrors(errors: readonly ValidationError[], pare
   const issues: FieldIssue[] = [];
   for (const error of errors) {
     const isIndex = /^\d+$/.test(error.property);
-    const field = parent === '' ? error.property : isIndex ? `${parent}[${error.property}]` : `${parent}.${error.property}`;
+    const field =
+      parent === ''
+        ? error.property
+        : isIndex
+          ? `${parent}[${error.property}]`
+          : `${parent}.${error.property}`;
     for (const reason of Object.values(error.constraints ?? {})) {
       issues.push({ field, reason });
     }

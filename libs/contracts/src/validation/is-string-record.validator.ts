@@ -15,7 +15,10 @@ export function IsStringRecord(maxKeys: number, maxValueLength: number, options?
           const entries = Object.entries(value);
           return (
             entries.length <= maxKeys &&
-            entries.every(([key, v]) => key.length > 0 && key.length <= 64 && typeof v === 'string' && v.length <= maxValueLength)
+            entries.every(
+              ([key, v]) =>
+                key.length > 0 && key.length <= 64 && typeof v === 'string' && v.length <= maxValueLength,
+            )
           );
         },
         defaultMessage(): string {

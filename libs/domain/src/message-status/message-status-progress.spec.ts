@@ -19,27 +19,34 @@ const TABLE: Record<S, string> = {
 };
 
 describe('decideStatus', () => {
-  it.each(ALL.flatMap((current) => COLUMNS.map((reported, i) => [current, reported, TABLE[current].split(/\s+/)[i]] as const)))(
-    '%s + %s -> %s',
-    (current, reported, expected) => {
-      const decision = decideStatus(current, reported);
-      const code = decision.apply ? '+' : { duplicate: 'd', regression: 'r', terminal: 't', 'not-reportable': '-' }[decision.why];
-      expect(code).toBe(expected);
-      if (decision.apply) expect(decision.next).toBe(reported);
-    },
-  );
+  it.each(
+    ALL.flatMap((current) =>
+      COLUMNS.map((reported, i) => [current, reported, TABLE[current].split(/\s+/)[i]] as const),
+    ),
+  )('%s + %s -> %s', (current, reported, expected) => {
+    const decision = decideStatus(current, reported);
+    const code = decision.apply
+      ? '+'
+      : { duplicate: 'd', regression: 'r', terminal: 't', 'not-reportable': '-' }[decision.why];
+    expect(code).toBe(expected);
+    if (decision.apply) expect(decision.next).toBe(reported);
+  });
 
   it('never moves a row backwards, whatever order callbacks arrive in', () => {
     const reports = [S.Sent, S.Delivered, S.Read, S.Failed];
     const rank = (s: S) => [S.Sent, S.Delivered, S.Read].indexOf(s);
     for (let round = 0; round < 500; round++) {
       let state: S = S.Sending;
-      const arrivals = Array.from({ length: 6 }, () => reports[Math.floor(Math.random() * reports.length)] as S);
+      const arrivals = Array.from(
+        { length: 6 },
+        () => reports[Math.floor(Math.random() * reports.length)] as S,
+      );
       for (const reported of arrivals) {
         const before = state;
         const decision = decideStatus(state, reported);
         if (decision.apply) state = decision.next;
-        if (before !== S.Sending && before !== S.Failed && state !== S.Failed) expect(rank(state)).toBeGreaterThanOrEqual(rank(before));
+        if (before !== S.Sending && before !== S.Failed && state !== S.Failed)
+          expect(rank(state)).toBeGreaterThanOrEqual(rank(before));
         if (before === S.Failed) expect(state).toBe(S.Failed);
       }
     }

@@ -18,7 +18,12 @@ const RANK: Readonly<Record<MessageStatus, number>> = {
   [MessageStatus.Skipped]: 0,
 };
 
-const REPORTABLE = new Set([MessageStatus.Sent, MessageStatus.Delivered, MessageStatus.Read, MessageStatus.Failed]);
+const REPORTABLE = new Set([
+  MessageStatus.Sent,
+  MessageStatus.Delivered,
+  MessageStatus.Read,
+  MessageStatus.Failed,
+]);
 
 /**
  * Decides whether a reported status (a send result or a provider callback) changes a message.
@@ -33,7 +38,11 @@ export function decideStatus(current: MessageStatus, reported: MessageStatus): S
   }
   if (current === reported) return { apply: false, why: 'duplicate' };
   if (reported === MessageStatus.Failed) {
-    return RANK[current] >= RANK[MessageStatus.Delivered] ? { apply: false, why: 'regression' } : { apply: true, next: reported };
+    return RANK[current] >= RANK[MessageStatus.Delivered]
+      ? { apply: false, why: 'regression' }
+      : { apply: true, next: reported };
   }
-  return RANK[reported] > RANK[current] ? { apply: true, next: reported } : { apply: false, why: 'regression' };
+  return RANK[reported] > RANK[current]
+    ? { apply: true, next: reported }
+    : { apply: false, why: 'regression' };
 }

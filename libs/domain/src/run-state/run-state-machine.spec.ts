@@ -31,7 +31,11 @@ describe('transitionRun', () => {
     const result = transitionRun(from, event);
     const expected = allowed.get(key(from, event));
     if (expected === undefined) {
-      expect(result).toEqual({ ok: false, code: 'RUN_TRANSITION_REFUSED', reason: `a ${from} run cannot ${event}` });
+      expect(result).toEqual({
+        ok: false,
+        code: 'RUN_TRANSITION_REFUSED',
+        reason: `a ${from} run cannot ${event}`,
+      });
     } else {
       expect(result).toEqual({ ok: true, next: expected });
     }

@@ -15,7 +15,10 @@ export interface BootstrapOptions {
  * If that takes longer than SHUTDOWN_TIMEOUT_MS the process exits anyway; Kafka redelivers
  * whatever was not committed, and the idempotent handlers absorb it.
  */
-export async function bootstrapService(rootModule: Type<unknown>, options: BootstrapOptions = {}): Promise<INestApplication> {
+export async function bootstrapService(
+  rootModule: Type<unknown>,
+  options: BootstrapOptions = {},
+): Promise<INestApplication> {
   const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1_048_576, trustProxy: true });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule, adapter, { bufferLogs: true });
   const logger = app.get(Logger);

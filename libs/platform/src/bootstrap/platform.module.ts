@@ -44,7 +44,13 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       global: true,
-      imports: [ConfigModule.forRoot(configs, options.env ?? processEnv()), LoggingModule, MetricsModule, HealthModule, ...imports],
+      imports: [
+        ConfigModule.forRoot(configs, options.env ?? processEnv()),
+        LoggingModule,
+        MetricsModule,
+        HealthModule,
+        ...imports,
+      ],
       providers: [serviceInfo],
       exports: [serviceInfo],
     };

@@ -41,7 +41,9 @@ export class MysqlConfig {
   @Expose() @ToInt() @IsInt() @Min(1) @Max(65535) MYSQL_PORT = 3306;
   @Expose() @IsString() @IsNotEmpty() MYSQL_USER = 'root';
   @Expose() @IsString() MYSQL_PASSWORD = '';
-  @Expose() @Matches(/^[A-Za-z0-9_]{1,64}$/, { message: 'MYSQL_DATABASE must be letters, digits or _' }) MYSQL_DATABASE = 'ums';
+  @Expose()
+  @Matches(/^[A-Za-z0-9_]{1,64}$/, { message: 'MYSQL_DATABASE must be letters, digits or _' })
+  MYSQL_DATABASE = 'ums';
   @Expose() @ToInt() @IsInt() @Min(1) @Max(500) MYSQL_POOL_SIZE = 10;
 }
 

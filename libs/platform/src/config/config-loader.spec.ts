@@ -3,7 +3,11 @@ import { ConfigValidationError, loadConfig, loadConfigs } from './config-loader'
 
 describe('loadConfigs', () => {
   it('converts and defaults values', () => {
-    const configs = loadConfigs([HttpConfig, KafkaConfig, MysqlConfig], { HTTP_PORT: '3002', KAFKA_BROKERS: 'a:9092, b:9093', MYSQL_POOL_SIZE: '20' });
+    const configs = loadConfigs([HttpConfig, KafkaConfig, MysqlConfig], {
+      HTTP_PORT: '3002',
+      KAFKA_BROKERS: 'a:9092, b:9093',
+      MYSQL_POOL_SIZE: '20',
+    });
     const kafka = configs.get(KafkaConfig) as KafkaConfig;
     const http = configs.get(HttpConfig) as HttpConfig;
     const mysql = configs.get(MysqlConfig) as MysqlConfig;
@@ -16,13 +20,20 @@ describe('loadConfigs', () => {
   it('reports every bad variable at once, by name', () => {
     let error: unknown;
     try {
-      loadConfigs([HttpConfig, KafkaConfig, MysqlConfig, RedisConfig], { HTTP_PORT: 'eighty', KAFKA_BROKERS: 'kafka', MYSQL_DATABASE: 'ums;drop', REDIS_URL: 'http://x' });
+      loadConfigs([HttpConfig, KafkaConfig, MysqlConfig, RedisConfig], {
+        HTTP_PORT: 'eighty',
+        KAFKA_BROKERS: 'kafka',
+        MYSQL_DATABASE: 'ums;drop',
+        REDIS_URL: 'http://x',
+      });
     } catch (e: unknown) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigValidationError);
     const issues = (error as ConfigValidationError).issues.map((i) => i.field);
-    expect(issues).toEqual(expect.arrayContaining(['HTTP_PORT', 'KAFKA_BROKERS', 'MYSQL_DATABASE', 'REDIS_URL']));
+    expect(issues).toEqual(
+      expect.arrayContaining(['HTTP_PORT', 'KAFKA_BROKERS', 'MYSQL_DATABASE', 'REDIS_URL']),
+    );
     expect((error as ConfigValidationError).code).toBe('CONFIG_INVALID');
     expect((error as Error).message).toContain('KAFKA_BROKERS: KAFKA_BROKERS entries must be host:port');
   });
@@ -33,6 +44,8 @@ describe('loadConfigs', () => {
   });
 
   it('ignores unrelated variables', () => {
-    expect(loadConfig(RedisConfig, { PATH: '/bin', REDIS_URL: 'redis://r:6379/2' }).REDIS_URL).toBe('redis://r:6379/2');
+    expect(loadConfig(RedisConfig, { PATH: '/bin', REDIS_URL: 'redis://r:6379/2' }).REDIS_URL).toBe(
+      'redis://r:6379/2',
+    );
   });
 });

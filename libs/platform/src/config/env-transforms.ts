@@ -2,7 +2,9 @@ import { Transform } from 'class-transformer';
 
 /** Environment values are strings; these turn them into typed values before validation. */
 export const ToInt = (): PropertyDecorator =>
-  Transform(({ value }: { value: unknown }) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value));
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value.trim() !== '' ? Number(value) : value,
+  );
 
 export const ToBool = (): PropertyDecorator =>
   Transform(({ value }: { value: unknown }) => {

@@ -34,7 +34,10 @@ export class HealthRegistry {
 async function runWithTimeout(check: HealthCheck): Promise<HealthCheckResult> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<HealthCheckResult>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, detail: `no answer within ${CHECK_TIMEOUT_MS} ms` }), CHECK_TIMEOUT_MS);
+    timer = setTimeout(
+      () => resolve({ ok: false, detail: `no answer within ${CHECK_TIMEOUT_MS} ms` }),
+      CHECK_TIMEOUT_MS,
+    );
   });
   try {
     return await Promise.race([Promise.resolve().then(check), timeout]);

@@ -38,7 +38,9 @@ export function buildDeadLetter(
 }
 
 /** kafkajs headers may be Buffers, strings or arrays; ours are single strings. */
-export function decodeHeaders(headers: Readonly<Record<string, unknown>> | undefined): Record<string, string> {
+export function decodeHeaders(
+  headers: Readonly<Record<string, unknown>> | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, raw] of Object.entries(headers ?? {})) {
     const first: unknown = Array.isArray(raw) ? raw[0] : raw;

@@ -2,7 +2,12 @@ import type { TopicDefinition } from '@ums/contracts';
 
 /** Where a failed message goes next: a delay tier with its due time, or the dead-letter topic. */
 export type NextHop<V extends object> =
-  | { readonly kind: 'tier'; readonly topic: TopicDefinition<V>; readonly dueAt: number; readonly attempt: number }
+  | {
+      readonly kind: 'tier';
+      readonly topic: TopicDefinition<V>;
+      readonly dueAt: number;
+      readonly attempt: number;
+    }
   | { readonly kind: 'dead-letter'; readonly attempt: number };
 
 /**

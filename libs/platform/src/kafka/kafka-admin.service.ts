@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { TopicDefinition } from '@ums/contracts';
-import { Kafka } from 'kafkajs';
+import { type Admin, Kafka } from 'kafkajs';
 
 /** Creates topics explicitly from their contracts; brokers run with auto-create off. */
 @Injectable()
@@ -36,7 +36,8 @@ export async function ensureTopics(
     const missing = topics.filter((t) => !existing.has(t.name));
     if (missing.length === 0) return [];
     await admin.createTopics({
-      waitForLeaders: true,
+      // kafkajs' own leader wait gives up on UNKNOWN_TOPIC_OR_PARTITION right after creation; see below.
+      waitForLeaders: false,
       topics: missing.map((t) => ({
         topic: t.name,
         numPartitions: t.partitions,
@@ -47,8 +48,31 @@ export async function ensureTopics(
         ],
       })),
     });
-    return missing.map((t) => t.name);
+    const names = missing.map((t) => t.name);
+    await waitForLeaders(admin, names);
+    return names;
   } finally {
     await admin.disconnect();
+  }
+}
+
+/** Until every partition of the new topics has a leader: producing before that fails. */
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+      if (
+        metadata.length === topics.length &&
+        metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))
+      )
+        return;
+    } catch (error: unknown) {
+      // UNKNOWN_TOPIC_OR_PARTITION / LEADER_NOT_AVAILABLE while the controller propagates the topic.
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`Topics without leaders after ${timeoutMs} ms: ${topics.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { DeadLetterV1, decodeMessage, KafkaHeaders, Topics, type TopicDefinition } from '@ums/contracts';
-import { compiledEntry, freePort, ManagedProcess, testBrokers, testKafka, testRedisUrl, uniqueTopic, waitUntil, workspaceRoot } from '@ums/testing';
+import {
+  compiledEntry,
+  freePort,
+  ManagedProcess,
+  testBrokers,
+  testKafka,
+  testRedisUrl,
+  uniqueTopic,
+  waitUntil,
+  workspaceRoot,
+} from '@ums/testing';
 import { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import { ensureTopics } from './kafka-admin.service';
@@ -31,7 +41,11 @@ describe('Kafka consumer (real broker, fixture process)', () => {
     redis.disconnect();
   });
 
-  const fixture = (name: string, topic: TopicDefinition<FixtureMessageV1>, env: Record<string, string>): ManagedProcess => {
+  const fixture = (
+    name: string,
+    topic: TopicDefinition<FixtureMessageV1>,
+    env: Record<string, string>,
+  ): ManagedProcess => {
     const { command, args } = compiledEntry('libs/platform/src/kafka/fixtures/consumer-fixture.main.ts');
     const proc = new ManagedProcess({
       name,
@@ -51,16 +65,23 @@ describe('Kafka consumer (real broker, fixture process)', () => {
     return proc;
   };
 
-  const produce = async (topic: TopicDefinition<FixtureMessageV1>, values: (FixtureMessageV1 | string)[]): Promise<void> => {
+  const produce = async (
+    topic: TopicDefinition<FixtureMessageV1>,
+    values: (FixtureMessageV1 | string)[],
+  ): Promise<void> => {
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     for (let i = 0; i < values.length; i += 500) {
       await producer.send({
         topic: topic.name,
         acks: -1,
-        messages: values.slice(i, i + 500).map((v) =>
-          typeof v === 'string' ? { key: 'poison', value: v } : { key: topic.keyOf(v), value: JSON.stringify(v) },
-        ),
+        messages: values
+          .slice(i, i + 500)
+          .map((v) =>
+            typeof v === 'string'
+              ? { key: 'poison', value: v }
+              : { key: topic.keyOf(v), value: JSON.stringify(v) },
+          ),
       });
     }
     await producer.disconnect();
@@ -73,7 +94,10 @@ describe('Kafka consumer (real broker, fixture process)', () => {
     const total = 3000;
     const topic = uniqueTopic('kill', FixtureMessageV1, (v) => v.id, { partitions: 3 });
     await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);
-    await produce(topic, Array.from({ length: total }, (_, i) => ({ id: `m${i}` })));
+    await produce(
+      topic,
+      Array.from({ length: total }, (_, i) => ({ id: `m${i}` })),
+    );
     const key = `test:kill:${randomBytes(4).toString('hex')}`;
     const consumer = fixture('kill-consumer', topic, {
       FIXTURE_REDIS_KEY: key,
@@ -84,17 +108,25 @@ describe('Kafka consumer (real broker, fixture process)', () => {
 
     const killPoints = [500, 1400, 2200];
     for (const point of killPoints) {
-      await waitUntil(`${point} processed`, async () => (await redis.hlen(`${key}:done`)) >= point, { timeoutMs: 90_000, abortIf: consumer.exitedUnexpectedly });
+      await waitUntil(`${point} processed`, async () => (await redis.hlen(`${key}:done`)) >= point, {
+        timeoutMs: 90_000,
+        abortIf: consumer.exitedUnexpectedly,
+      });
       await consumer.kill();
       expect((await doneCounts(key)).size).toBeLessThan(total);
       consumer.start();
     }
-    await waitUntil('every message processed', async () => (await redis.hlen(`${key}:done`)) === total, { timeoutMs: 120_000, abortIf: consumer.exitedUnexpectedly });
+    await waitUntil('every message processed', async () => (await redis.hlen(`${key}:done`)) === total, {
+      timeoutMs: 120_000,
+      abortIf: consumer.exitedUnexpectedly,
+    });
 
     const counts = await doneCounts(key);
     const missing = Array.from({ length: total }, (_, i) => `m${i}`).filter((id) => !counts.has(id));
     const duplicates = [...counts.values()].filter((n) => n > 1).length;
-    process.stdout.write(`kill test: ${consumer.kills} kills, ${counts.size}/${total} processed, ${duplicates} processed twice\n`);
+    process.stdout.write(
+      `kill test: ${consumer.kills} kills, ${counts.size}/${total} processed, ${duplicates} processed twice\n`,
+    );
     expect(missing).toEqual([]);
     expect(consumer.kills).toBe(killPoints.length);
     // Redelivery is bounded by what was in flight and uncommitted at each kill, never the whole topic.
@@ -108,19 +140,34 @@ describe('Kafka consumer (real broker, fixture process)', () => {
     const total = 400;
     const topic = uniqueTopic('graceful', FixtureMessageV1, (v) => v.id, { partitions: 3 });
     await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);
-    await produce(topic, Array.from({ length: total }, (_, i) => ({ id: `g${i}` })));
+    await produce(
+      topic,
+      Array.from({ length: total }, (_, i) => ({ id: `g${i}` })),
+    );
     const key = `test:graceful:${randomBytes(4).toString('hex')}`;
-    const consumer = fixture('graceful-consumer', topic, { FIXTURE_REDIS_KEY: key, FIXTURE_WORK_MS: '60', FIXTURE_CONCURRENCY: '4' }).start();
+    const consumer = fixture('graceful-consumer', topic, {
+      FIXTURE_REDIS_KEY: key,
+      FIXTURE_WORK_MS: '60',
+      FIXTURE_CONCURRENCY: '4',
+    }).start();
 
-    await waitUntil('a quarter processed', async () => (await redis.hlen(`${key}:done`)) >= total / 4, { timeoutMs: 60_000, abortIf: consumer.exitedUnexpectedly });
+    await waitUntil('a quarter processed', async () => (await redis.hlen(`${key}:done`)) >= total / 4, {
+      timeoutMs: 60_000,
+      abortIf: consumer.exitedUnexpectedly,
+    });
     expect(await consumer.stop()).toBe(0);
     const beforeRestart = (await doneCounts(key)).size;
     expect(beforeRestart).toBeLessThan(total);
 
     consumer.start();
-    await waitUntil('every message processed', async () => (await redis.hlen(`${key}:done`)) === total, { timeoutMs: 120_000, abortIf: consumer.exitedUnexpectedly });
+    await waitUntil('every message processed', async () => (await redis.hlen(`${key}:done`)) === total, {
+      timeoutMs: 120_000,
+      abortIf: consumer.exitedUnexpectedly,
+    });
     const counts = await doneCounts(key);
-    process.stdout.write(`graceful test: stopped after ${beforeRestart}/${total}, ${[...counts.values()].filter((n) => n > 1).length} processed twice\n`);
+    process.stdout.write(
+      `graceful test: stopped after ${beforeRestart}/${total}, ${[...counts.values()].filter((n) => n > 1).length} processed twice\n`,
+    );
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
   }, 240_000);
 
@@ -136,14 +183,24 @@ describe('Kafka consumer (real broker, fixture process)', () => {
     }).start();
     const ready = async () => {
       const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
-      return { status: res.status, body: (await res.json()) as { checks: Record<string, { ok: boolean; detail?: string }> } };
+      return {
+        status: res.status,
+        body: (await res.json()) as { checks: Record<string, { ok: boolean; detail?: string }> },
+      };
     };
-    await waitUntil('ready before any work', async () => (await ready()).status === 200, { timeoutMs: 30_000, abortIf: consumer.exitedUnexpectedly });
+    await waitUntil('ready before any work', async () => (await ready()).status === 200, {
+      timeoutMs: 30_000,
+      abortIf: consumer.exitedUnexpectedly,
+    });
     await produce(topic, [{ id: 'hangs' }]);
-    const stalled = await waitUntil('not ready', async () => {
-      const r = await ready();
-      return r.status === 503 ? r : undefined;
-    }, { timeoutMs: 30_000, abortIf: consumer.exitedUnexpectedly });
+    const stalled = await waitUntil(
+      'not ready',
+      async () => {
+        const r = await ready();
+        return r.status === 503 ? r : undefined;
+      },
+      { timeoutMs: 30_000, abortIf: consumer.exitedUnexpectedly },
+    );
     expect(stalled.body.checks['kafka-consumers']?.detail).toMatch(/stalled on .*\[0\]@0/);
     expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
   }, 90_000);
@@ -153,10 +210,19 @@ describe('Kafka consumer (real broker, fixture process)', () => {
     await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);
     const key = `test:poison:${randomBytes(4).toString('hex')}`;
     const goods = Array.from({ length: 50 }, (_, i) => ({ id: `g${i}` }));
-    await produce(topic, [goods[0] as FixtureMessageV1, '{not json', JSON.stringify({ failAttempts: 1 }), ...goods.slice(1)]);
+    await produce(topic, [
+      goods[0] as FixtureMessageV1,
+      '{not json',
+      JSON.stringify({ failAttempts: 1 }),
+      ...goods.slice(1),
+    ]);
     const consumer = fixture('poison-consumer', topic, { FIXTURE_REDIS_KEY: key }).start();
 
-    await waitUntil('all good messages processed', async () => (await redis.hlen(`${key}:done`)) === goods.length, { timeoutMs: 60_000, abortIf: consumer.exitedUnexpectedly });
+    await waitUntil(
+      'all good messages processed',
+      async () => (await redis.hlen(`${key}:done`)) === goods.length,
+      { timeoutMs: 60_000, abortIf: consumer.exitedUnexpectedly },
+    );
     const letters = await readDeadLetters(kafka, topic.name, 2);
     expect(letters.map((l) => [l.sourceOffset, l.errorCode])).toEqual([
       ['1', 'INVALID_JSON'],
@@ -168,8 +234,14 @@ describe('Kafka consumer (real broker, fixture process)', () => {
 
   it('retries on delay tiers: a long delay does not hold back a short one, and nothing is retried early', async () => {
     const topic = uniqueTopic('retry-main', FixtureMessageV1, () => 'same-key', { partitions: 1 });
-    const short = uniqueTopic('retry-short', FixtureMessageV1, () => 'same-key', { partitions: 1, delayMs: 1_000 });
-    const long = uniqueTopic('retry-long', FixtureMessageV1, () => 'same-key', { partitions: 1, delayMs: 8_000 });
+    const short = uniqueTopic('retry-short', FixtureMessageV1, () => 'same-key', {
+      partitions: 1,
+      delayMs: 1_000,
+    });
+    const long = uniqueTopic('retry-long', FixtureMessageV1, () => 'same-key', {
+      partitions: 1,
+      delayMs: 8_000,
+    });
     const exhausted = 'exhaust-me';
     await ensureTopics(kafka, [topic, short, long] as TopicDefinition<object>[], 1);
     const key = `test:retry:${randomBytes(4).toString('hex')}`;
@@ -180,15 +252,26 @@ describe('Kafka consumer (real broker, fixture process)', () => {
 
     // L fails twice: main -> short tier -> long tier, then succeeds on its third attempt.
     await produce(topic, [{ id: 'L', failAttempts: 2 }]);
-    await waitUntil('L to fail on the short tier', async () => (await log(redis, key)).some((e) => e.id === 'L' && e.attempt === 1), { timeoutMs: 60_000, abortIf: consumer.exitedUnexpectedly });
+    await waitUntil(
+      'L to fail on the short tier',
+      async () => (await log(redis, key)).some((e) => e.id === 'L' && e.attempt === 1),
+      { timeoutMs: 60_000, abortIf: consumer.exitedUnexpectedly },
+    );
     // S fails once and waits on the short tier while L sits on the long tier.
-    await produce(topic, [{ id: 'S', failAttempts: 1 }, { id: exhausted, failAttempts: 10 }]);
+    await produce(topic, [
+      { id: 'S', failAttempts: 1 },
+      { id: exhausted, failAttempts: 10 },
+    ]);
 
-    await waitUntil('S and L to succeed and the third attempt of the exhausted message', async () => {
-      const done = await doneCounts(key);
-      const entries = await log(redis, key);
-      return done.has('S') && done.has('L') && entries.some((e) => e.id === exhausted && e.attempt === 2);
-    }, { timeoutMs: 60_000, intervalMs: 250, abortIf: consumer.exitedUnexpectedly });
+    await waitUntil(
+      'S and L to succeed and the third attempt of the exhausted message',
+      async () => {
+        const done = await doneCounts(key);
+        const entries = await log(redis, key);
+        return done.has('S') && done.has('L') && entries.some((e) => e.id === exhausted && e.attempt === 2);
+      },
+      { timeoutMs: 60_000, intervalMs: 250, abortIf: consumer.exitedUnexpectedly },
+    );
 
     const entries = await log(redis, key);
     const successOf = (id: string) => entries.filter((e) => e.id === id).at(-1) as LogEntry;
@@ -227,7 +310,12 @@ async function log(redis: Redis, key: string): Promise<LogEntry[]> {
 }
 
 /** Reads the shared dead-letter topic from the start and keeps the letters that came from one topic. */
-async function readDeadLetters(kafka: Kafka, sourceTopic: string, expected: number, timeoutMs = 60_000): Promise<DeadLetterV1[]> {
+async function readDeadLetters(
+  kafka: Kafka,
+  sourceTopic: string,
+  expected: number,
+  timeoutMs = 60_000,
+): Promise<DeadLetterV1[]> {
   const consumer = kafka.consumer({ groupId: `dlq-reader-${randomBytes(4).toString('hex')}` });
   const letters: DeadLetterV1[] = [];
   await consumer.connect();
@@ -242,7 +330,9 @@ async function readDeadLetters(kafka: Kafka, sourceTopic: string, expected: numb
         if (origin === sourceTopic) letters.push(decoded.value);
       },
     });
-    await waitUntil(`${expected} dead letters for ${sourceTopic}`, () => letters.length >= expected, { timeoutMs });
+    await waitUntil(`${expected} dead letters for ${sourceTopic}`, () => letters.length >= expected, {
+      timeoutMs,
+    });
     return letters.sort((a, b) => Number(a.sourceOffset) - Number(b.sourceOffset));
   } finally {
     await consumer.disconnect();

@@ -53,7 +53,10 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
         const slot = `${h.options.groupId} <- ${topic.name}`;
         const other = seen.get(slot);
         if (other !== undefined) {
-          throw new CodedError('KAFKA_DUPLICATE_HANDLER', `Topic ${topic.name} has two handlers in group ${h.options.groupId}: ${other} and ${h.name}`);
+          throw new CodedError(
+            'KAFKA_DUPLICATE_HANDLER',
+            `Topic ${topic.name} has two handlers in group ${h.options.groupId}: ${other} and ${h.name}`,
+          );
         }
         seen.set(slot, h.name);
       }
@@ -62,14 +65,27 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
     if (wanted.length > 0) {
       const missing = await this.admin.missingTopics(wanted);
       if (missing.length > 0) {
-        throw new CodedError('KAFKA_TOPIC_MISSING', `Topics missing on the cluster (create them from the contracts first): ${missing.join(', ')}`);
+        throw new CodedError(
+          'KAFKA_TOPIC_MISSING',
+          `Topics missing on the cluster (create them from the contracts first): ${missing.join(', ')}`,
+        );
       }
     }
     for (const h of handlers) {
-      const consumer = new TopicConsumer(h.options, h.handler, this.kafka, this.producer, this.metrics, this.logger);
+      const consumer = new TopicConsumer(
+        h.options,
+        h.handler,
+        this.kafka,
+        this.producer,
+        this.metrics,
+        this.logger,
+      );
       this.consumers.push(consumer);
       await consumer.start();
-      this.logger.info({ handler: h.name, groupId: h.options.groupId, topics: consumer.topicNames }, 'Consumer started');
+      this.logger.info(
+        { handler: h.name, groupId: h.options.groupId, topics: consumer.topicNames },
+        'Consumer started',
+      );
     }
   }
 

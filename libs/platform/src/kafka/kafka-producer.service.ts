@@ -38,7 +38,10 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
     });
     this.producer.on(this.producer.events.CONNECT, () => (this.connected = true));
     this.producer.on(this.producer.events.DISCONNECT, () => (this.connected = false));
-    health.register('kafka-producer', () => ({ ok: this.connected, detail: this.connected ? undefined : 'not connected' }));
+    health.register('kafka-producer', () => ({
+      ok: this.connected,
+      detail: this.connected ? undefined : 'not connected',
+    }));
   }
 
   async onModuleInit(): Promise<void> {

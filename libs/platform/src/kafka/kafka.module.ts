@@ -19,7 +19,10 @@ import { KafkaProducer } from './kafka-producer.service';
       provide: Kafka,
       inject: [KafkaConfig, ServiceInfo, PinoLogger],
       useFactory: (config: KafkaConfig, service: ServiceInfo, logger: PinoLogger) =>
-        createKafkaClient({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? service.name }, logger),
+        createKafkaClient(
+          { brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? service.name },
+          logger,
+        ),
     },
     KafkaMetrics,
     KafkaProducer,

@@ -1,5 +1,9 @@
 /** Runs `work` over items with at most `limit` in flight; rejects with the first failure after all settle. */
-export async function runBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function runBounded<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const lane = async (): Promise<void> => {

@@ -1,10 +1,4 @@
-import {
-  decodeMessage,
-  describeIssues,
-  KafkaHeaders,
-  Topics,
-  type TopicDefinition,
-} from '@ums/contracts';
+import { decodeMessage, describeIssues, KafkaHeaders, Topics, type TopicDefinition } from '@ums/contracts';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { PinoLogger } from 'nestjs-pino';
 import { errorCode, errorMessage } from '../errors/coded-error';
@@ -71,7 +65,11 @@ export class TopicConsumer<V extends object> {
   async start(): Promise<void> {
     await this.startFlow(this.options.groupId, [this.options.topic.name], false);
     if (this.tiers.length > 0) {
-      await this.startFlow(`${this.options.groupId}.retry`, this.tiers.map((t) => t.name), true);
+      await this.startFlow(
+        `${this.options.groupId}.retry`,
+        this.tiers.map((t) => t.name),
+        true,
+      );
     }
   }
 
@@ -86,12 +84,16 @@ export class TopicConsumer<V extends object> {
   health(now = Date.now()): ConsumerHealth {
     const stallMs = this.options.stallTimeoutMs ?? 300_000;
     for (const flow of this.flows) {
-      if (flow.crashed !== undefined) return { ok: false, detail: `${flow.groupId} crashed: ${flow.crashed}` };
+      if (flow.crashed !== undefined)
+        return { ok: false, detail: `${flow.groupId} crashed: ${flow.crashed}` };
       for (const [batch, startedAt] of flow.batchesInFlight) {
         if (now - startedAt > stallMs) return { ok: false, detail: `${flow.groupId} stalled on ${batch}` };
       }
       if (now - flow.lastActivity > IDLE_STALL_MS) {
-        return { ok: false, detail: `${flow.groupId} silent for ${Math.round((now - flow.lastActivity) / 1000)} s` };
+        return {
+          ok: false,
+          detail: `${flow.groupId} silent for ${Math.round((now - flow.lastActivity) / 1000)} s`,
+        };
       }
     }
     return { ok: this.flows.length > 0, detail: this.flows.length > 0 ? undefined : 'not started' };
@@ -120,7 +122,10 @@ export class TopicConsumer<V extends object> {
     });
     consumer.on(events.END_BATCH_PROCESS, ({ payload }) => {
       touch();
-      this.metrics.lag.set({ topic: payload.topic, partition: String(payload.partition), group: groupId }, Number(payload.offsetLag));
+      this.metrics.lag.set(
+        { topic: payload.topic, partition: String(payload.partition), group: groupId },
+        Number(payload.offsetLag),
+      );
     });
     consumer.on(events.CRASH, ({ payload }) => {
       this.metrics.crashes.inc({ group: groupId });
@@ -158,7 +163,9 @@ export class TopicConsumer<V extends object> {
       let holdUntil: number | undefined;
       if (flow.delayed) {
         const now = Date.now();
-        const firstNotDue = messages.findIndex((m) => parseDueAt(decodeHeaders(m.headers)[KafkaHeaders.dueAt]) > now);
+        const firstNotDue = messages.findIndex(
+          (m) => parseDueAt(decodeHeaders(m.headers)[KafkaHeaders.dueAt]) > now,
+        );
         if (firstNotDue >= 0) {
           holdUntil = parseDueAt(decodeHeaders(messages[firstNotDue]?.headers)[KafkaHeaders.dueAt]);
           messages = messages.slice(0, firstNotDue);
@@ -180,18 +187,26 @@ export class TopicConsumer<V extends object> {
    */
   private holdPartition(payload: EachBatchPayload, until: number): void {
     const resume = payload.pause();
-    const timer = setTimeout(() => {
-      this.resumeTimers.delete(timer);
-      if (!this.stopping) resume();
-    }, Math.max(0, until - Date.now()));
+    const timer = setTimeout(
+      () => {
+        this.resumeTimers.delete(timer);
+        if (!this.stopping) resume();
+      },
+      Math.max(0, until - Date.now()),
+    );
     this.resumeTimers.add(timer);
   }
 
-  private async processMessages(flow: Flow, payload: EachBatchPayload, messages: readonly KafkaMessage[]): Promise<void> {
+  private async processMessages(
+    flow: Flow,
+    payload: EachBatchPayload,
+    messages: readonly KafkaMessage[],
+  ): Promise<void> {
     const { batch } = payload;
     const watermark = new OffsetWatermark(messages.map((m) => m.offset));
     const chunks: KafkaMessage[][] = [];
-    for (let i = 0; i < messages.length; i += this.chunkSize) chunks.push(messages.slice(i, i + this.chunkSize));
+    for (let i = 0; i < messages.length; i += this.chunkSize)
+      chunks.push(messages.slice(i, i + this.chunkSize));
 
     let pendingCommit: string | undefined;
     let committing: Promise<void> | undefined;
@@ -239,12 +254,24 @@ export class TopicConsumer<V extends object> {
     const deadLetters: RawRecord[] = [];
     for (const message of chunk) {
       const headers = decodeHeaders(message.headers);
-      const record: FailedRecord = { topic, partition, offset: message.offset, key: message.key, value: message.value, headers };
+      const record: FailedRecord = {
+        topic,
+        partition,
+        offset: message.offset,
+        key: message.key,
+        value: message.value,
+        headers,
+      };
       raw.set(message.offset, record);
       const decoded = decodeMessage(this.options.topic.value, message.value);
       if (!decoded.ok) {
-        this.logger.warn({ topic, partition, offset: message.offset, code: decoded.code, issues: decoded.issues }, 'Invalid message dead-lettered');
-        deadLetters.push(this.deadLetterRecord(flow, record, decoded.code, describeIssues(decoded.issues), 0));
+        this.logger.warn(
+          { topic, partition, offset: message.offset, code: decoded.code, issues: decoded.issues },
+          'Invalid message dead-lettered',
+        );
+        deadLetters.push(
+          this.deadLetterRecord(flow, record, decoded.code, describeIssues(decoded.issues), 0),
+        );
         this.count(topic, flow, 'invalid');
         continue;
       }
@@ -281,14 +308,16 @@ export class TopicConsumer<V extends object> {
                 ...record.headers,
                 [KafkaHeaders.dueAt]: String(hop.dueAt),
                 [KafkaHeaders.attempt]: String(hop.attempt),
-                [KafkaHeaders.originTopic]: record.headers[KafkaHeaders.originTopic] ?? this.options.topic.name,
+                [KafkaHeaders.originTopic]:
+                  record.headers[KafkaHeaders.originTopic] ?? this.options.topic.name,
                 [KafkaHeaders.lastError]: failure.reason.slice(0, 1024),
               },
             });
             forwards.set(hop.topic.name, list);
             this.count(topic, flow, 'retried');
           } else {
-            const code = failure.error instanceof NonRetryableError ? failure.error.code : 'RETRIES_EXHAUSTED';
+            const code =
+              failure.error instanceof NonRetryableError ? failure.error.code : 'RETRIES_EXHAUSTED';
             deadLetters.push(this.deadLetterRecord(flow, record, code, failure.reason, attempts));
             this.count(topic, flow, 'dead_lettered');
           }
@@ -320,7 +349,14 @@ export class TopicConsumer<V extends object> {
         endTimer();
         const reason = `${errorCode(error)}: ${errorMessage(error)}`;
         this.logger.warn(
-          { topic, groupId: flow.groupId, firstOffset: messages[0]?.offset, count: messages.length, attempt, err: error },
+          {
+            topic,
+            groupId: flow.groupId,
+            firstOffset: messages[0]?.offset,
+            count: messages.length,
+            attempt,
+            err: error,
+          },
           'Handler failed',
         );
         if (error instanceof NonRetryableError || attempt >= this.inPlaceAttempts) return { error, reason };
@@ -330,7 +366,13 @@ export class TopicConsumer<V extends object> {
     }
   }
 
-  private deadLetterRecord(flow: Flow, record: FailedRecord, code: string, reason: string, attempts: number): RawRecord {
+  private deadLetterRecord(
+    flow: Flow,
+    record: FailedRecord,
+    code: string,
+    reason: string,
+    attempts: number,
+  ): RawRecord {
     const letter = buildDeadLetter(record, flow.groupId, code, reason, attempts, new Date());
     return { key: Topics.deadLetters.keyOf(letter), value: JSON.stringify(letter) };
   }

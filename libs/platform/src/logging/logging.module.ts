@@ -12,9 +12,18 @@ import { LogConfig } from '../config/common.config';
         pinoHttp: {
           level: config.LOG_LEVEL,
           base: { service: service.name, instance: service.instanceId },
-          redact: { paths: ['req.headers.authorization', 'req.headers["x-hub-signature-256"]', '*.secret', '*.password'], censor: '[redacted]' },
+          redact: {
+            paths: [
+              'req.headers.authorization',
+              'req.headers["x-hub-signature-256"]',
+              '*.secret',
+              '*.password',
+            ],
+            censor: '[redacted]',
+          },
           autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health') || req.url === '/metrics' },
-          customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'debug'),
+          customLogLevel: (_req, res, err) =>
+            err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'debug',
         },
       }),
     }),

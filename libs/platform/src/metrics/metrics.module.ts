@@ -6,7 +6,13 @@ import { MetricsRegistry } from './metrics-registry';
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [{ provide: MetricsRegistry, inject: [ServiceInfo], useFactory: (s: ServiceInfo) => new MetricsRegistry(s.name) }],
+  providers: [
+    {
+      provide: MetricsRegistry,
+      inject: [ServiceInfo],
+      useFactory: (s: ServiceInfo) => new MetricsRegistry(s.name),
+    },
+  ],
   exports: [MetricsRegistry],
 })
 export class MetricsModule {}

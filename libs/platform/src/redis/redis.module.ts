@@ -21,7 +21,11 @@ class RedisLifecycle implements OnApplicationShutdown {
       provide: Redis,
       inject: [RedisConfig, HealthRegistry],
       useFactory: (config: RedisConfig, health: HealthRegistry): Redis => {
-        const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, enableAutoPipelining: true, lazyConnect: false });
+        const redis = new Redis(config.REDIS_URL, {
+          maxRetriesPerRequest: 3,
+          enableAutoPipelining: true,
+          lazyConnect: false,
+        });
         health.register('redis', async () => ({ ok: (await redis.ping()) === 'PONG' }));
         return redis;
       },

@@ -10,13 +10,24 @@ describe('startKafkaBroker', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ums-broker-'));
     const broker = await startKafkaBroker({ dataDir, heapMb: 384 });
     try {
-      const kafka = new Kafka({ clientId: 'broker-test', brokers: [broker.brokers], logLevel: logLevel.NOTHING });
+      const kafka = new Kafka({
+        clientId: 'broker-test',
+        brokers: [broker.brokers],
+        logLevel: logLevel.NOTHING,
+      });
       const admin = kafka.admin();
       await admin.connect();
-      await admin.createTopics({ topics: [{ topic: 'ums.test.launcher.v1', numPartitions: 2 }], waitForLeaders: true });
+      await admin.createTopics({
+        topics: [{ topic: 'ums.test.launcher.v1', numPartitions: 2 }],
+        waitForLeaders: true,
+      });
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
-      await producer.send({ topic: 'ums.test.launcher.v1', acks: -1, messages: [{ key: 'k', value: 'kept' }] });
+      await producer.send({
+        topic: 'ums.test.launcher.v1',
+        acks: -1,
+        messages: [{ key: 'k', value: 'kept' }],
+      });
       await producer.disconnect();
       await admin.disconnect();
 

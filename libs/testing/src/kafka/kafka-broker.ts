@@ -49,7 +49,11 @@ export async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -74,7 +78,18 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Kaf
     const clusterId = randomBytes(16).toString('base64url');
     execFileSync(
       'java',
-      ['-cp', `${kafkaLibsDir()}/*`, `-Dlog4j.configuration=file:${join(dataDir, 'log4j.properties')}`, 'kafka.tools.StorageTool', 'format', '--ignore-formatted', '-t', clusterId, '-c', join(dataDir, 'server.properties')],
+      [
+        '-cp',
+        `${kafkaLibsDir()}/*`,
+        `-Dlog4j.configuration=file:${join(dataDir, 'log4j.properties')}`,
+        'kafka.tools.StorageTool',
+        'format',
+        '--ignore-formatted',
+        '-t',
+        clusterId,
+        '-c',
+        join(dataDir, 'server.properties'),
+      ],
       { stdio: 'pipe' },
     );
   }
@@ -152,7 +167,9 @@ export async function stopDetachedBroker(dataDir: string): Promise<boolean> {
   rmSync(pidFile);
   if (!isAlive(pid)) return false;
   process.kill(pid, 'SIGTERM');
-  await waitUntil('Kafka to exit', () => !isAlive(pid), { timeoutMs: 30_000, intervalMs: 200 }).catch(() => process.kill(pid, 'SIGKILL'));
+  await waitUntil('Kafka to exit', () => !isAlive(pid), { timeoutMs: 30_000, intervalMs: 200 }).catch(() =>
+    process.kill(pid, 'SIGKILL'),
+  );
   return true;
 }
 
@@ -160,12 +177,20 @@ export async function stopDetachedBroker(dataDir: string): Promise<boolean> {
 export function runningDetachedBroker(dataDir: string): string | undefined {
   const pidFile = join(dataDir, 'kafka.pid');
   if (!existsSync(pidFile) || !isAlive(Number(readFileSync(pidFile, 'utf8')))) return undefined;
-  const match = /^advertised\.listeners=PLAINTEXT:\/\/(.+)$/m.exec(readFileSync(join(dataDir, 'server.properties'), 'utf8'));
+  const match = /^advertised\.listeners=PLAINTEXT:\/\/(.+)$/m.exec(
+    readFileSync(join(dataDir, 'server.properties'), 'utf8'),
+  );
   return match?.[1];
 }
 
 export async function waitForBroker(brokers: string, timeoutMs: number): Promise<void> {
-  const kafka = new Kafka({ clientId: 'ums-broker-probe', brokers: brokers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 1_000 });
+  const kafka = new Kafka({
+    clientId: 'ums-broker-probe',
+    brokers: brokers.split(','),
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 0 },
+    connectionTimeout: 1_000,
+  });
   await waitUntil(
     `Kafka at ${brokers}`,
     async () => {

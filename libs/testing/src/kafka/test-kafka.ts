@@ -5,7 +5,8 @@ import { Kafka, logLevel } from 'kafkajs';
 /** Brokers for tests: the run's local broker (set by the Jest global setup) or KAFKA_BROKERS. */
 export function testBrokers(): string[] {
   const brokers = process.env['KAFKA_BROKERS'];
-  if (brokers === undefined || brokers === '') throw new Error('KAFKA_BROKERS is not set: run tests through jest (global setup starts a broker)');
+  if (brokers === undefined || brokers === '')
+    throw new Error('KAFKA_BROKERS is not set: run tests through jest (global setup starts a broker)');
   return brokers.split(',');
 }
 

@@ -10,5 +10,8 @@ export function compiledEntry(tsPath: string): { command: string; args: string[]
   const root = workspaceRoot();
   const js = join(root, 'dist', tsPath.replace(/\.ts$/, '.js'));
   if (!existsSync(js)) throw new Error(`${js} not built: run npm run build`);
-  return { command: process.execPath, args: ['-r', join(root, 'dist', 'tools', 'runtime', 'register-aliases.js'), js] };
+  return {
+    command: process.execPath,
+    args: ['-r', join(root, 'dist', 'tools', 'runtime', 'register-aliases.js'), js],
+  };
 }

@@ -37,7 +37,9 @@ export class ManagedProcess {
     this.expectingExit = false;
     mkdirSync(dirname(this.options.logFile), { recursive: true });
     const log = createWriteStream(this.options.logFile, { flags: 'a' });
-    log.write(`\n--- start ${new Date().toISOString()} ${this.options.command} ${this.options.args.join(' ')}\n`);
+    log.write(
+      `\n--- start ${new Date().toISOString()} ${this.options.command} ${this.options.args.join(' ')}\n`,
+    );
     const child = spawn(this.options.command, [...this.options.args], {
       cwd: this.options.cwd,
       env: { ...process.env, ...this.options.env },

@@ -23,7 +23,12 @@ export async function waitUntil<T>(
     const abort = abortIf?.();
     if (abort !== undefined) throw new Error(`Gave up waiting for ${description}: ${abort}`);
     if (Date.now() > deadline) {
-      const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      // Not instanceof Error: errors from another realm (Jest's VM vs Node's fetch) fail that test.
+      const message =
+        typeof lastError === 'object' && lastError !== null && 'message' in lastError
+          ? String(lastError.message)
+          : undefined;
+      const cause = message !== undefined ? ` (last error: ${message})` : '';
       throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}${cause}`);
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
