@@ -22,6 +22,47 @@ const ioFrameworks = [
   'undici',
 ];
 
+/**
+ * Who may import whom, by Nx project tag (no wildcards). Test files additionally let platform use the
+ * shared test helpers; apps may name them too, and a separate rule keeps them out of app production code.
+ */
+function boundaries({ testsMayUseTesting }) {
+  return [
+    'error',
+    {
+      enforceBuildableLibDependency: false,
+      allowCircularSelfDependency: false,
+      banTransitiveDependencies: false,
+      allow: [],
+      depConstraints: [
+        {
+          sourceTag: 'type:app',
+          onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
+        },
+        {
+          sourceTag: 'type:platform',
+          onlyDependOnLibsWithTags: [
+            'type:contracts',
+            'type:domain',
+            ...(testsMayUseTesting ? ['type:testing'] : []),
+          ],
+        },
+        { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
+        {
+          sourceTag: 'type:domain',
+          onlyDependOnLibsWithTags: ['type:contracts'],
+          bannedExternalImports: ioFrameworks,
+        },
+        { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [], bannedExternalImports: ioFrameworks },
+        {
+          sourceTag: 'type:tool',
+          onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
+        },
+      ],
+    },
+  ];
+}
+
 export default [
   {
     ignores: [
@@ -63,75 +104,14 @@ export default [
           message: 'Read configuration through the validated config classes (libs/platform/src/config).',
         },
       ],
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allowCircularSelfDependency: false,
-          banTransitiveDependencies: false,
-          allow: [],
-          depConstraints: [
-            {
-              sourceTag: 'type:app',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
-            },
-            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
-            {
-              sourceTag: 'type:domain',
-              onlyDependOnLibsWithTags: ['type:contracts'],
-              bannedExternalImports: ioFrameworks,
-            },
-            {
-              sourceTag: 'type:contracts',
-              onlyDependOnLibsWithTags: [],
-              bannedExternalImports: ioFrameworks,
-            },
-            {
-              sourceTag: 'type:tool',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
-            },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': boundaries({ testsMayUseTesting: false }),
     },
   },
   {
     // Tests (and only tests) may use the shared test helpers from any project.
     files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'],
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            {
-              sourceTag: 'type:app',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
-            },
-            {
-              sourceTag: 'type:platform',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:testing'],
-            },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
-            {
-              sourceTag: 'type:domain',
-              onlyDependOnLibsWithTags: ['type:contracts'],
-              bannedExternalImports: ioFrameworks,
-            },
-            {
-              sourceTag: 'type:contracts',
-              onlyDependOnLibsWithTags: [],
-              bannedExternalImports: ioFrameworks,
-            },
-            {
-              sourceTag: 'type:tool',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
-            },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': boundaries({ testsMayUseTesting: true }),
     },
   },
   {

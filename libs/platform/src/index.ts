@@ -15,5 +15,3 @@ export * from './metrics/metrics-registry';
 export * from './metrics/metrics.module';
 export * from './mysql';
 export * from './redis/redis.module';
-export * from './mysql/mysql.module';
-export * from './mysql/mysql-settings.mapper';

@@ -1,4 +1,6 @@
-export * from './mysql-connection-settings';
 export * from './data-source-options';
 export * from './migration-runner';
 export * from './migrations';
+export * from './mysql-connection-settings';
+export * from './mysql-settings.mapper';
+export * from './mysql.module';
