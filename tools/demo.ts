@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     stack = await startLocalStack({
       kafkaBrokers: process.env['KAFKA_BROKERS'] || undefined,
       kafkaDataDir: join(workspaceRoot(), '.cache', 'kafka', 'dev'),
-      detachedKafka: keep,
+      keepRunning: keep,
       kafkaPort,
       mysqlDatabase: process.env['MYSQL_DATABASE'] ?? 'ums',
       basePort: 3000,

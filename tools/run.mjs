@@ -2,7 +2,7 @@
 // The README's commands go through here: on a fresh machine it installs what the project needs
 // (npm dependencies, the Kafka jars from Maven Central), makes sure MariaDB and Redis answer, then
 // runs the command. Plain Node with no dependencies, because it runs before `npm ci`.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -204,7 +204,8 @@ async function main() {
         ],
         { cwd: root, stdio: 'inherit' },
       );
-      execFileSync('sh', ['-c', "pkill -f 'dist/apps/.*/src/main.js' || true"], { stdio: 'inherit' });
+      // Only this checkout's services (started from its dist/ by `npm run demo -- --keep`).
+      spawnSync('pkill', ['-TERM', '-f', `${join(root, 'dist', 'apps')}/`], { stdio: 'inherit' });
       process.exit(stopped.status ?? 1);
       break;
     }

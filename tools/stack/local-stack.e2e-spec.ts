@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compiledEntry, createTestDatabase, ManagedProcess, testBrokers, waitUntil } from '@ums/testing';
 import { defaultLogDir, SERVICE_NAMES, startLocalStack, type LocalStack } from './local-stack';
@@ -108,7 +109,6 @@ describe('the whole stack', () => {
       env: { KAFKA_BROKERS: 'not a broker', MYSQL_PORT: 'abc', HTTP_PORT: '3000' },
     }).start();
     expect(await proc.waitForExit()).toBe(1);
-    const { readFileSync } = await import('node:fs');
     const log = readFileSync(logFile, 'utf8');
     expect(log).toContain('KAFKA_BROKERS: KAFKA_BROKERS entries must be host:port');
     expect(log).toContain('MYSQL_PORT');
@@ -121,8 +121,7 @@ describe('the whole stack', () => {
   }, 60_000);
 });
 
-async function listeningUrl(logFile: string): Promise<string | undefined> {
-  const { readFileSync, existsSync } = await import('node:fs');
+function listeningUrl(logFile: string): string | undefined {
   if (!existsSync(logFile)) return undefined;
   const match = /Listening on (http:\/\/[^\s"]+)/.exec(readFileSync(logFile, 'utf8'));
   return match?.[1]?.replace('[::1]', '127.0.0.1');

@@ -27,8 +27,8 @@ export interface LocalStackOptions {
   readonly kafkaDataDir: string;
   /** Port for a broker started here (a free one when omitted). */
   readonly kafkaPort?: number;
-  /** Keep the broker running after this process exits (`--keep`). */
-  readonly detachedKafka?: boolean;
+  /** Kafka and the services outlive this process (`--keep`); stop them with `npm run infra:down`. */
+  readonly keepRunning?: boolean;
   readonly mysqlDatabase: string;
   readonly services?: readonly ServiceName[];
   /** Fixed ports (3000-3005 for the demo); free ports are chosen when omitted. */
@@ -59,13 +59,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let broker: KafkaBrokerHandle | undefined;
   let brokers =
     options.kafkaBrokers ??
-    (options.detachedKafka === true ? runningDetachedBroker(options.kafkaDataDir) : undefined);
+    (options.keepRunning === true ? runningDetachedBroker(options.kafkaDataDir) : undefined);
   if (brokers === undefined) {
     step('starting Kafka (single-node KRaft)');
     broker = await startKafkaBroker({
       dataDir: options.kafkaDataDir,
       port: options.kafkaPort,
-      detached: options.detachedKafka,
+      detached: options.keepRunning,
       heapMb: 768,
     });
     brokers = broker.brokers;
@@ -94,6 +94,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       args,
       env: { ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
       logFile: join(options.logDir, `${name}.log`),
+      detached: options.keepRunning,
     }).start();
     services.push({ name, url: `http://127.0.0.1:${port}`, process: proc });
     step(`started ${name} (${index + 1}/${names.length}) on port ${port}`);
@@ -104,7 +105,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     broker,
     stop: async () => {
       const codes = await Promise.all(services.map(async (s) => [s.name, await s.process.stop()] as const));
-      if (broker !== undefined && options.detachedKafka !== true) await broker.stop();
+      if (broker !== undefined && options.keepRunning !== true) await broker.stop();
       return Object.fromEntries(codes);
     },
   };

@@ -61,6 +61,7 @@ describe('decodeMessage', () => {
 
   it('strips unknown fields instead of refusing them (forward-compatible minor changes)', () => {
     const result = decodeMessage(MessageBatchV1, JSON.stringify({ ...batch, addedLater: true }));
+    expect(result.ok).toBe(true);
     expect(result.ok && 'addedLater' in result.value).toBe(false);
   });
 

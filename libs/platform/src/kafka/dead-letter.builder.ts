@@ -37,15 +37,25 @@ export function buildDeadLetter(
   };
 }
 
-/** kafkajs headers may be Buffers, strings or arrays; ours are single strings. */
+/** One header as a string; kafkajs headers may be Buffers, strings or arrays of them. */
+export function headerValue(
+  headers: Readonly<Record<string, unknown>> | undefined,
+  name: string,
+): string | undefined {
+  const raw = headers?.[name];
+  const first: unknown = Array.isArray(raw) ? raw[0] : raw;
+  if (Buffer.isBuffer(first)) return first.toString('utf8');
+  return typeof first === 'string' ? first : undefined;
+}
+
+/** All headers as strings (ours are single values). */
 export function decodeHeaders(
   headers: Readonly<Record<string, unknown>> | undefined,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(headers ?? {})) {
-    const first: unknown = Array.isArray(raw) ? raw[0] : raw;
-    if (Buffer.isBuffer(first)) out[name] = first.toString('utf8');
-    else if (typeof first === 'string') out[name] = first;
+  for (const name of Object.keys(headers ?? {})) {
+    const value = headerValue(headers, name);
+    if (value !== undefined) out[name] = value;
   }
   return out;
 }

@@ -41,6 +41,17 @@ describe('Kafka consumer (real broker, fixture process)', () => {
     redis.disconnect();
   });
 
+  /** A fresh topic of fixture messages, created on the broker (keyed by id unless told otherwise). */
+  const createTopic = async (
+    label: string,
+    extra: { partitions: number; delayMs?: number },
+    keyOf: (v: FixtureMessageV1) => string = (v) => v.id,
+  ): Promise<TopicDefinition<FixtureMessageV1>> => {
+    const topic = uniqueTopic(label, FixtureMessageV1, keyOf, extra);
+    await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);
+    return topic;
+  };
+
   const fixture = (
     name: string,
     topic: TopicDefinition<FixtureMessageV1>,
@@ -92,8 +103,7 @@ describe('Kafka consumer (real broker, fixture process)', () => {
 
   it('processes every message at least once and skips none when killed mid-batch and restarted', async () => {
     const total = 3000;
-    const topic = uniqueTopic('kill', FixtureMessageV1, (v) => v.id, { partitions: 3 });
-    await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);
+    const topic = await createTopic('kill', { partitions: 3 });
     await produce(
       topic,
       Array.from({ length: total }, (_, i) => ({ id: `m${i}` })),
@@ -138,8 +148,7 @@ describe('Kafka consumer (real broker, fixture process)', () => {
 
   it('finishes and commits in-flight work on SIGTERM, so a restart reprocesses nothing', async () => {
     const total = 400;
-    const topic = uniqueTopic('graceful', FixtureMessageV1, (v) => v.id, { partitions: 3 });
-    await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);
+    const topic = await createTopic('graceful', { partitions: 3 });
     await produce(
       topic,
       Array.from({ length: total }, (_, i) => ({ id: `g${i}` })),
@@ -172,8 +181,7 @@ describe('Kafka consumer (real broker, fixture process)', () => {
   }, 240_000);
 
   it('turns readiness false when a handler stalls past its limit', async () => {
-    const topic = uniqueTopic('stall', FixtureMessageV1, (v) => v.id, { partitions: 1 });
-    await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);
+    const topic = await createTopic('stall', { partitions: 1 });
     const port = await freePort();
     const consumer = fixture('stall-consumer', topic, {
       FIXTURE_REDIS_KEY: `test:stall:${randomBytes(4).toString('hex')}`,
@@ -206,8 +214,7 @@ describe('Kafka consumer (real broker, fixture process)', () => {
   }, 90_000);
 
   it('dead-letters a poison message and keeps consuming its partition', async () => {
-    const topic = uniqueTopic('poison', FixtureMessageV1, (v) => v.id, { partitions: 1 });
-    await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);
+    const topic = await createTopic('poison', { partitions: 1 });
     const key = `test:poison:${randomBytes(4).toString('hex')}`;
     const goods = Array.from({ length: 50 }, (_, i) => ({ id: `g${i}` }));
     await produce(topic, [
@@ -233,17 +240,12 @@ describe('Kafka consumer (real broker, fixture process)', () => {
   }, 120_000);
 
   it('retries on delay tiers: a long delay does not hold back a short one, and nothing is retried early', async () => {
-    const topic = uniqueTopic('retry-main', FixtureMessageV1, () => 'same-key', { partitions: 1 });
-    const short = uniqueTopic('retry-short', FixtureMessageV1, () => 'same-key', {
-      partitions: 1,
-      delayMs: 1_000,
-    });
-    const long = uniqueTopic('retry-long', FixtureMessageV1, () => 'same-key', {
-      partitions: 1,
-      delayMs: 8_000,
-    });
+    // One key for all three, so the retries share partitions as a campaign's would.
+    const sameKey = () => 'same-key';
+    const topic = await createTopic('retry-main', { partitions: 1 }, sameKey);
+    const short = await createTopic('retry-short', { partitions: 1, delayMs: 1_000 }, sameKey);
+    const long = await createTopic('retry-long', { partitions: 1, delayMs: 8_000 }, sameKey);
     const exhausted = 'exhaust-me';
-    await ensureTopics(kafka, [topic, short, long] as TopicDefinition<object>[], 1);
     const key = `test:retry:${randomBytes(4).toString('hex')}`;
     const consumer = fixture('retry-consumer', topic, {
       FIXTURE_REDIS_KEY: key,

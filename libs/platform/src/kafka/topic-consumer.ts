@@ -4,7 +4,7 @@ import type { PinoLogger } from 'nestjs-pino';
 import { errorCode, errorMessage } from '../errors/coded-error';
 import { type ConsumeTopicOptions } from './consume-topic.decorator';
 import { type ConsumedMessage, type MessageHandler, NonRetryableError } from './consumed-message';
-import { buildDeadLetter, decodeHeaders, type FailedRecord } from './dead-letter.builder';
+import { buildDeadLetter, decodeHeaders, type FailedRecord, headerValue } from './dead-letter.builder';
 import { nextHop, parseDueAt } from './delay-tier-schedule';
 import type { KafkaMetrics, ProcessOutcome } from './kafka.metrics';
 import type { KafkaProducer, RawRecord } from './kafka-producer.service';
@@ -163,12 +163,13 @@ export class TopicConsumer<V extends object> {
       let holdUntil: number | undefined;
       if (flow.delayed) {
         const now = Date.now();
-        const firstNotDue = messages.findIndex(
-          (m) => parseDueAt(decodeHeaders(m.headers)[KafkaHeaders.dueAt]) > now,
-        );
-        if (firstNotDue >= 0) {
-          holdUntil = parseDueAt(decodeHeaders(messages[firstNotDue]?.headers)[KafkaHeaders.dueAt]);
-          messages = messages.slice(0, firstNotDue);
+        for (let i = 0; i < messages.length; i++) {
+          const dueAt = parseDueAt(headerValue(messages[i]?.headers, KafkaHeaders.dueAt));
+          if (dueAt > now) {
+            holdUntil = dueAt;
+            messages = messages.slice(0, i);
+            break;
+          }
         }
       }
       if (messages.length > 0) await this.processMessages(flow, payload, messages);

@@ -1,13 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { createConnection } from 'mysql2/promise';
+import { createTestDatabase } from '@ums/testing';
 import type { DataSource } from 'typeorm';
-import { MysqlConfig } from '../config/common.config';
-import { loadConfig } from '../config/config-loader';
-import { processEnv } from '../config/env-source';
 import { createDataSource } from './data-source-options';
 import { revertAllMigrations, runPendingMigrations } from './migration-runner';
-import type { MysqlConnectionSettings } from './mysql-connection-settings';
-import { mysqlSettingsFrom } from './mysql-settings.mapper';
 
 jest.setTimeout(60_000);
 
@@ -211,34 +205,6 @@ const CHECK_VIOLATION_ERRNOS = [4025, 3819];
 const DUPLICATE_KEY_ERRNO = 1062;
 const NO_REFERENCED_ROW_ERRNO = 1452;
 
-/**
- * A fresh, uniquely named database on the server named by MYSQL_* (platform config defaults).
- * Not @ums/testing's createTestDatabase: testing depends on platform, so importing it here
- * would be a platform <-> testing cycle that @nx/enforce-module-boundaries rejects.
- */
-async function createScratchDatabase(): Promise<{
-  settings: MysqlConnectionSettings;
-  drop(): Promise<void>;
-}> {
-  const server = mysqlSettingsFrom(loadConfig(MysqlConfig, processEnv()));
-  const settings = { ...server, database: `ums_migrations_${randomBytes(6).toString('hex')}`, poolSize: 5 };
-  const onServer = async (sql: string): Promise<void> => {
-    const connection = await createConnection({
-      host: settings.host,
-      port: settings.port,
-      user: settings.user,
-      password: settings.password,
-    });
-    try {
-      await connection.query(sql);
-    } finally {
-      await connection.end();
-    }
-  };
-  await onServer(`CREATE DATABASE \`${settings.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  return { settings, drop: () => onServer(`DROP DATABASE IF EXISTS \`${settings.database}\``) };
-}
-
 interface TableRow {
   table_name: string;
   engine: string;
@@ -263,11 +229,11 @@ interface ConstraintRow {
 }
 
 describe('initial schema migration', () => {
-  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let ds: DataSource;
 
   beforeAll(async () => {
-    database = await createScratchDatabase();
+    database = await createTestDatabase('ums_migrations');
     ds = createDataSource(database.settings);
     await ds.initialize();
   });

@@ -1,9 +1,10 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import { ManagedProcess } from '../process/managed-process';
 import { waitUntil } from '../process/wait-until';
 import { workspaceRoot } from '../workspace-root';
 
@@ -94,52 +95,34 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Kaf
     );
   }
 
-  let child: ChildProcess | undefined;
-  let exited: Promise<void> = Promise.resolve();
   const brokers = `127.0.0.1:${port}`;
+  const heap = options.heapMb ?? 768;
+  const broker = new ManagedProcess({
+    name: 'kafka',
+    command: 'java',
+    args: [
+      '-Xms256m',
+      `-Xmx${heap}m`,
+      '-XX:+UseG1GC',
+      '-XX:MaxGCPauseMillis=20',
+      '-Djava.awt.headless=true',
+      `-Dlog4j.configuration=file:${join(dataDir, 'log4j.properties')}`,
+      '-cp',
+      `${kafkaLibsDir()}/*`,
+      'kafka.Kafka',
+      join(dataDir, 'server.properties'),
+    ],
+    logFile: join(dataDir, 'kafka.out'),
+    detached: options.detached,
+  });
 
   const launch = async (): Promise<void> => {
-    const out = openSync(join(dataDir, 'kafka.out'), 'a');
-    const heap = options.heapMb ?? 768;
-    child = spawn(
-      'java',
-      [
-        `-Xms256m`,
-        `-Xmx${heap}m`,
-        '-XX:+UseG1GC',
-        '-XX:MaxGCPauseMillis=20',
-        '-Djava.awt.headless=true',
-        `-Dlog4j.configuration=file:${join(dataDir, 'log4j.properties')}`,
-        '-cp',
-        `${kafkaLibsDir()}/*`,
-        'kafka.Kafka',
-        join(dataDir, 'server.properties'),
-      ],
-      { stdio: ['ignore', out, out], detached: options.detached === true },
-    );
-    closeSync(out);
-    const proc = child;
-    exited = new Promise((resolve) => proc.once('exit', () => resolve()));
-    if (options.detached === true) {
-      writeFileSync(join(dataDir, 'kafka.pid'), String(proc.pid));
-      proc.unref();
-    } else {
-      attachedBrokers.add(proc);
-      proc.once('exit', () => attachedBrokers.delete(proc));
-    }
-    const failedEarly = exited.then(() => {
+    broker.start();
+    if (options.detached === true) writeFileSync(join(dataDir, 'kafka.pid'), String(broker.pid));
+    const failedEarly = broker.waitForExit().then(() => {
       throw new Error(`Kafka exited during start-up; see ${join(dataDir, 'kafka.out')}`);
     });
     await Promise.race([waitForBroker(brokers, options.readyTimeoutMs ?? 60_000), failedEarly]);
-  };
-
-  const signal = async (sig: NodeJS.Signals, graceMs: number): Promise<void> => {
-    const proc = child;
-    if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
-    proc.kill(sig);
-    const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-    await exited;
-    clearTimeout(timer);
   };
 
   await launch();
@@ -148,12 +131,14 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Kaf
     port,
     dataDir,
     get pid() {
-      return child?.pid;
+      return broker.pid;
     },
-    stop: () => signal('SIGTERM', 30_000),
-    kill: () => signal('SIGKILL', 5_000),
+    stop: async () => {
+      await broker.stop(30_000);
+    },
+    kill: () => broker.kill(),
     restart: async () => {
-      await signal('SIGTERM', 30_000);
+      await broker.stop(30_000);
       await launch();
     },
   };
@@ -215,11 +200,6 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
-
-const attachedBrokers = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const proc of attachedBrokers) proc.kill('SIGKILL');
-});
 
 function serverProperties(port: number, controllerPort: number, dataDir: string): string {
   return `# Written by libs/testing kafka-broker.ts: single-node KRaft for development and tests.

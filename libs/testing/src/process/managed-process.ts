@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface ManagedProcessOptions {
@@ -10,17 +10,19 @@ export interface ManagedProcessOptions {
   readonly cwd?: string;
   /** stdout and stderr are appended here (kept for post-mortems of failed tests). */
   readonly logFile: string;
+  /** Outlive this process (the dev stack's `--keep`); otherwise it is killed when this process exits. */
+  readonly detached?: boolean;
 }
 
 /**
- * A child process that tests can start, SIGKILL at any instant, and start again with the
- * same command. Children die with the test run (they are killed on parent exit).
+ * A child process that tests and the dev stack can start, SIGKILL at any instant, stop
+ * gracefully and start again with the same command.
  */
 export class ManagedProcess {
   private child: ChildProcess | undefined;
   private exited: Promise<number | null> = Promise.resolve(null);
-  kills = 0;
   private expectingExit = false;
+  kills = 0;
 
   constructor(private readonly options: ManagedProcessOptions) {}
 
@@ -36,21 +38,27 @@ export class ManagedProcess {
     if (this.running) throw new Error(`${this.options.name} is already running`);
     this.expectingExit = false;
     mkdirSync(dirname(this.options.logFile), { recursive: true });
-    const log = createWriteStream(this.options.logFile, { flags: 'a' });
-    log.write(
+    appendFileSync(
+      this.options.logFile,
       `\n--- start ${new Date().toISOString()} ${this.options.command} ${this.options.args.join(' ')}\n`,
     );
+    // The child writes to the file itself (no pipe through us), so it keeps logging if we exit first.
+    const log = openSync(this.options.logFile, 'a');
     const child = spawn(this.options.command, [...this.options.args], {
       cwd: this.options.cwd,
       env: { ...process.env, ...this.options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', log, log],
+      detached: this.options.detached === true,
     });
-    child.stdout?.pipe(log, { end: false });
-    child.stderr?.pipe(log, { end: false });
+    closeSync(log);
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     this.child = child;
-    liveChildren.add(child);
-    child.once('exit', () => liveChildren.delete(child));
+    if (this.options.detached === true) {
+      child.unref();
+    } else {
+      liveChildren.add(child);
+      child.once('exit', () => liveChildren.delete(child));
+    }
     return this;
   }
 
