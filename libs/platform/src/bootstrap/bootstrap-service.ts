@@ -1,13 +1,9 @@
 import type { INestApplication, Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { HttpConfig } from '../config/common.config';
+import { createServiceApp, type ServiceAppOptions } from '../http/create-service-app';
 
-export interface BootstrapOptions {
-  /** Largest request body accepted by default; routes may set their own limits. */
-  readonly bodyLimitBytes?: number;
-}
+export type BootstrapOptions = ServiceAppOptions;
 
 /**
  * Starts a service on Fastify with JSON logs and graceful shutdown: on SIGTERM/SIGINT Nest
@@ -19,11 +15,8 @@ export async function bootstrapService(
   rootModule: Type<unknown>,
   options: BootstrapOptions = {},
 ): Promise<INestApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1_048_576, trustProxy: true });
-  const app = await NestFactory.create<NestFastifyApplication>(rootModule, adapter, { bufferLogs: true });
+  const app = await createServiceApp(rootModule, options);
   const logger = app.get(Logger);
-  app.useLogger(logger);
-  app.flushLogs();
   const http = app.get(HttpConfig);
   let shuttingDown = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

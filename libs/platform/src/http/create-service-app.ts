@@ -1,0 +1,34 @@
+import multipart from '@fastify/multipart';
+import type { Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { ErrorResponseFilter } from './error-response.filter';
+import { createValidationPipe } from './validation.pipe';
+
+export interface ServiceAppOptions {
+  /** Largest JSON/form body accepted by default; routes may set their own limits. */
+  readonly bodyLimitBytes?: number;
+  /** Accept multipart uploads, streamed (never buffered), with this per-file size limit. */
+  readonly multipartFileLimitBytes?: number;
+}
+
+/** A Nest application on Fastify with our logger, validation pipe and error shape; not yet listening. */
+export async function createServiceApp(
+  rootModule: Type<unknown>,
+  options: ServiceAppOptions = {},
+): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1_048_576, trustProxy: true });
+  const app = await NestFactory.create<NestFastifyApplication>(rootModule, adapter, { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  app.flushLogs();
+  if (options.multipartFileLimitBytes !== undefined) {
+    await app.register(multipart, {
+      limits: { fileSize: options.multipartFileLimitBytes, files: 1, fields: 20, fieldSize: 64 * 1024 },
+      throwFileSizeLimit: true,
+    });
+  }
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new ErrorResponseFilter());
+  return app;
+}

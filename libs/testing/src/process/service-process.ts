@@ -1,0 +1,60 @@
+import { join } from 'node:path';
+import { workspaceRoot } from '../workspace-root';
+import { compiledEntry } from './compiled-entry';
+import { freePort } from '../kafka/kafka-broker';
+import { ManagedProcess } from './managed-process';
+import { waitUntil } from './wait-until';
+
+export interface ServiceProcessOptions {
+  /** The app folder name, e.g. `campaign-scheduler`. */
+  readonly app: string;
+  /** Environment on top of the test process's own (MYSQL_DATABASE, KAFKA_BROKERS, ...). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Distinguishes replicas of one app in log file names. */
+  readonly instance?: string;
+  readonly port?: number;
+  readonly readyTimeoutMs?: number;
+}
+
+export interface ServiceProcess {
+  readonly process: ManagedProcess;
+  readonly url: string;
+  readonly logFile: string;
+  /** Starts it again after kill() or stop(), on the same port, and waits until it is ready. */
+  restart(): Promise<void>;
+}
+
+/**
+ * Runs one service from its build in dist/, as production does, and waits until
+ * `/health/ready` answers 200. Logs go to tmp/test-logs for post-mortems.
+ */
+export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
+  const port = options.port ?? (await freePort());
+  const { command, args } = compiledEntry(`apps/${options.app}/src/main.ts`);
+  const label = options.instance === undefined ? options.app : `${options.app}-${options.instance}`;
+  const logFile = join(workspaceRoot(), 'tmp', 'test-logs', `${label}-${port}.log`);
+  const proc = new ManagedProcess({
+    name: label,
+    command,
+    args,
+    env: { LOG_LEVEL: 'info', ...options.env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) },
+    logFile,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const ready = async (): Promise<void> => {
+    proc.start();
+    await waitUntil(
+      `${label} ready`,
+      async () => {
+        try {
+          return (await fetch(`${url}/health/ready`)).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: options.readyTimeoutMs ?? 60_000, intervalMs: 100, abortIf: proc.exitedUnexpectedly },
+    );
+  };
+  await ready();
+  return { process: proc, url, logFile, restart: ready };
+}
