@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { AllTopics } from '@ums/contracts';
-import { ensureTopics, KafkaConfig, loadConfig, processEnv } from '@ums/platform';
+import { ensureTopics, KafkaConfig, KafkaNames, loadConfig, processEnv } from '@ums/platform';
 import { Kafka, logLevel } from 'kafkajs';
 
 /**
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     brokers: config.KAFKA_BROKERS,
     logLevel: logLevel.WARN,
   });
-  const created = await ensureTopics(kafka, AllTopics, replication);
+  const created = await ensureTopics(kafka, AllTopics, replication, new KafkaNames(config.KAFKA_NAMESPACE));
   process.stdout.write(
     `${created.length} topic(s) created, ${AllTopics.length - created.length} already present\n`,
   );

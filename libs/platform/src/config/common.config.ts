@@ -34,6 +34,12 @@ export class KafkaConfig {
   KAFKA_BROKERS!: string[];
 
   @Expose() @IsOptional() @IsString() @MaxLength(100) KAFKA_CLIENT_ID?: string;
+
+  /** Prefix of every topic and consumer group, to share a cluster between environments (or test suites). */
+  @Expose()
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9-]{0,39}$/, { message: 'KAFKA_NAMESPACE must be 1-40 of a-z, 0-9 and -' })
+  KAFKA_NAMESPACE?: string;
 }
 
 export class MysqlConfig {

@@ -4,6 +4,7 @@ export * from './dead-letter.builder';
 export * from './delay-tier-schedule';
 export * from './kafka-admin.service';
 export * from './kafka-client.factory';
+export * from './kafka-names';
 export * from './kafka.module';
 export * from './kafka-producer.service';
 export * from './offset-watermark';

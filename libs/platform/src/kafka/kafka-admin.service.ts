@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import type { TopicDefinition } from '@ums/contracts';
 import { type Admin, Kafka } from 'kafkajs';
+import { KafkaNames } from './kafka-names';
 
 /** Creates topics explicitly from their contracts; brokers run with auto-create off. */
 @Injectable()
 export class KafkaAdmin {
-  constructor(private readonly kafka: Kafka) {}
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly names: KafkaNames,
+  ) {}
 
   /** Creates the missing ones; returns the names created. Existing topics are left as they are. */
   async ensureTopics(topics: readonly TopicDefinition<object>[], replicationFactor = 1): Promise<string[]> {
-    return ensureTopics(this.kafka, topics, replicationFactor);
+    return ensureTopics(this.kafka, topics, replicationFactor, this.names);
   }
 
   async missingTopics(topics: readonly TopicDefinition<object>[]): Promise<string[]> {
@@ -17,7 +21,7 @@ export class KafkaAdmin {
     await admin.connect();
     try {
       const existing = new Set(await admin.listTopics());
-      return topics.map((t) => t.name).filter((name) => !existing.has(name));
+      return topics.map((t) => this.names.topic(t.name)).filter((name) => !existing.has(name));
     } finally {
       await admin.disconnect();
     }
@@ -28,18 +32,19 @@ export async function ensureTopics(
   kafka: Kafka,
   topics: readonly TopicDefinition<object>[],
   replicationFactor: number,
+  names: KafkaNames = new KafkaNames(),
 ): Promise<string[]> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((t) => !existing.has(t.name));
+    const missing = topics.filter((t) => !existing.has(names.topic(t.name)));
     if (missing.length === 0) return [];
     await admin.createTopics({
       // kafkajs' own leader wait gives up on UNKNOWN_TOPIC_OR_PARTITION right after creation; see below.
       waitForLeaders: false,
       topics: missing.map((t) => ({
-        topic: t.name,
+        topic: names.topic(t.name),
         numPartitions: t.partitions,
         replicationFactor,
         configEntries: [
@@ -48,9 +53,9 @@ export async function ensureTopics(
         ],
       })),
     });
-    const names = missing.map((t) => t.name);
-    await waitForLeaders(admin, names);
-    return names;
+    const created = missing.map((t) => names.topic(t.name));
+    await waitForLeaders(admin, created);
+    return created;
   } finally {
     await admin.disconnect();
   }

@@ -8,6 +8,7 @@ import { CONSUME_TOPIC, type ConsumeTopicOptions } from './consume-topic.decorat
 import type { MessageHandler } from './consumed-message';
 import { KafkaAdmin } from './kafka-admin.service';
 import { KafkaMetrics } from './kafka.metrics';
+import { KafkaNames } from './kafka-names';
 import { KafkaProducer } from './kafka-producer.service';
 import { TopicConsumer } from './topic-consumer';
 
@@ -35,6 +36,7 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
     private readonly producer: KafkaProducer,
     private readonly metrics: KafkaMetrics,
     private readonly logger: PinoLogger,
+    private readonly names: KafkaNames,
     health: HealthRegistry,
   ) {
     this.logger.setContext(KafkaConsumers.name);
@@ -79,6 +81,7 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
         this.producer,
         this.metrics,
         this.logger,
+        this.names,
       );
       this.consumers.push(consumer);
       await consumer.start();

@@ -3,6 +3,7 @@ import type { TopicDefinition } from '@ums/contracts';
 import { CompressionTypes, type IHeaders, Kafka, Partitioners, type Producer } from 'kafkajs';
 import { HealthRegistry } from '../health/health-registry';
 import { KafkaMetrics } from './kafka.metrics';
+import { KafkaNames } from './kafka-names';
 
 export interface RawRecord {
   readonly key: string | Buffer | null;
@@ -24,6 +25,7 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
     kafka: Kafka,
     private readonly metrics: KafkaMetrics,
     health: HealthRegistry,
+    private readonly names: KafkaNames,
   ) {
     // One request in flight keeps ordering per partition with idempotence on kafkajs. The default
     // (murmur2) partitioner places keys as Java clients do. Retries stay bounded (the client's retry
@@ -65,11 +67,14 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
-  /** Publishes records as they are (used to forward bytes to retry tiers and dead letters). */
+  /**
+   * Publishes records as they are (used to forward bytes to retry tiers and dead letters).
+   * `topicName` is the logical name from the contracts; the namespace is added here.
+   */
   async publishRaw(topicName: string, records: readonly RawRecord[]): Promise<void> {
     if (records.length === 0) return;
     await this.producer.send({
-      topic: topicName,
+      topic: this.names.topic(topicName),
       acks: -1,
       compression: CompressionTypes.None,
       messages: records.map((r) => ({ key: r.key, value: r.value, headers: r.headers })),

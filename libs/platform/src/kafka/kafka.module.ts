@@ -8,6 +8,7 @@ import { createKafkaClient } from './kafka-client.factory';
 import { KafkaAdmin } from './kafka-admin.service';
 import { KafkaConsumers } from './kafka-consumers.service';
 import { KafkaMetrics } from './kafka.metrics';
+import { KafkaNames } from './kafka-names';
 import { KafkaProducer } from './kafka-producer.service';
 
 /** The only module that touches kafkajs: one client, one idempotent producer, discovered consumers. */
@@ -24,11 +25,16 @@ import { KafkaProducer } from './kafka-producer.service';
           logger,
         ),
     },
+    {
+      provide: KafkaNames,
+      inject: [KafkaConfig],
+      useFactory: (config: KafkaConfig) => new KafkaNames(config.KAFKA_NAMESPACE),
+    },
     KafkaMetrics,
     KafkaProducer,
     KafkaAdmin,
     KafkaConsumers,
   ],
-  exports: [KafkaProducer, KafkaAdmin],
+  exports: [KafkaProducer, KafkaAdmin, KafkaNames],
 })
 export class KafkaModule {}

@@ -7,6 +7,7 @@ import { type ConsumedMessage, type MessageHandler, NonRetryableError } from './
 import { buildDeadLetter, decodeHeaders, type FailedRecord, headerValue } from './dead-letter.builder';
 import { nextHop, parseDueAt } from './delay-tier-schedule';
 import type { KafkaMetrics, ProcessOutcome } from './kafka.metrics';
+import type { KafkaNames } from './kafka-names';
 import type { KafkaProducer, RawRecord } from './kafka-producer.service';
 import { OffsetWatermark } from './offset-watermark';
 import { runBounded } from './run-bounded';
@@ -51,6 +52,7 @@ export class TopicConsumer<V extends object> {
     private readonly producer: KafkaProducer,
     private readonly metrics: KafkaMetrics,
     private readonly logger: PinoLogger,
+    private readonly names: KafkaNames,
   ) {
     this.tiers = options.retryTiers ?? [];
     this.chunkSize = Math.max(1, options.chunkSize ?? 1);
@@ -58,16 +60,21 @@ export class TopicConsumer<V extends object> {
     this.inPlaceAttempts = Math.max(1, options.inPlaceAttempts ?? (this.tiers.length > 0 ? 1 : 3));
   }
 
+  /** Physical names (with the namespace). */
   get topicNames(): string[] {
-    return [this.options.topic.name, ...this.tiers.map((t) => t.name)];
+    return [this.options.topic.name, ...this.tiers.map((t) => t.name)].map((name) => this.names.topic(name));
   }
 
   async start(): Promise<void> {
-    await this.startFlow(this.options.groupId, [this.options.topic.name], false);
+    await this.startFlow(
+      this.names.group(this.options.groupId),
+      [this.names.topic(this.options.topic.name)],
+      false,
+    );
     if (this.tiers.length > 0) {
       await this.startFlow(
-        `${this.options.groupId}.retry`,
-        this.tiers.map((t) => t.name),
+        this.names.group(`${this.options.groupId}.retry`),
+        this.tiers.map((t) => this.names.topic(t.name)),
         true,
       );
     }
