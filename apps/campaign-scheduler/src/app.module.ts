@@ -1,12 +1,16 @@
 import { Module } from '@nestjs/common';
-import { PlatformModule } from '@ums/platform';
+import { PlatformModule, SecretsConfig } from '@ums/platform';
+import { AudienceConfig } from './audience/audience.config';
 import { AudienceModule } from './audience/audience.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { CredentialsModule } from './credentials/credentials.module';
 import { MessagesModule } from './messages/messages.module';
 import { RunsModule } from './runs/runs.module';
+import { SchedulingConfig } from './scheduling/scheduling.config';
 import { SchedulingModule } from './scheduling/scheduling.module';
-import { SendRequestsModule } from './send-requests/send-requests.module';
+// import { SendRequestsModule } from './send-requests/send-requests.module';
+import { SweeperConfig } from './sweeper/sweeper.config';
+import { SweeperModule } from './sweeper/sweeper.module';
 
 /** Root module of campaign-scheduler: the campaign API, the due-run scheduler and the stale-checkpoint sweeper. */
 @Module({
@@ -16,7 +20,7 @@ import { SendRequestsModule } from './send-requests/send-requests.module';
       kafka: true,
       mysql: true,
       redis: true,
-      configs: [],
+      configs: [SchedulingConfig, SweeperConfig, SecretsConfig, AudienceConfig],
     }),
     CredentialsModule,
     CampaignsModule,
@@ -24,7 +28,8 @@ import { SendRequestsModule } from './send-requests/send-requests.module';
     RunsModule,
     MessagesModule,
     SchedulingModule,
-    SendRequestsModule,
+    SweeperModule,
+    // SendRequestsModule, (enabled once the audience import service lands)
   ],
 })
 export class CampaignSchedulerModule {}

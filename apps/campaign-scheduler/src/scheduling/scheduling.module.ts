@@ -1,5 +1,13 @@
 import { Module } from '@nestjs/common';
+import { RunsModule } from '../runs/runs.module';
+import { SchedulingMetrics } from './scheduling.metrics';
+import { SchedulingRepository } from './scheduling.repository';
+import { SchedulingService } from './scheduling.service';
 
-/** Placeholder: filled in by the scheduling feature. */
-@Module({})
+/** Cron fires and due runs, published to the expanders. */
+@Module({
+  imports: [RunsModule],
+  providers: [SchedulingRepository, SchedulingService, SchedulingMetrics],
+  exports: [SchedulingService],
+})
 export class SchedulingModule {}

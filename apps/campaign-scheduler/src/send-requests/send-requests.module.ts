@@ -1,5 +1,13 @@
 import { Module } from '@nestjs/common';
+import { AudienceModule } from '../audience/audience.module';
+import { CampaignsModule } from '../campaigns/campaigns.module';
+import { SendRequestsConsumer } from './send-requests.consumer';
+import { SendRequestsRepository } from './send-requests.repository';
+import { SendRequestsService } from './send-requests.service';
 
-/** Placeholder: filled in by the send-requests feature. */
-@Module({})
+/** Consumer of producers' send requests: single sends to the priority lane, bulk requests to campaigns. */
+@Module({
+  imports: [CampaignsModule, AudienceModule],
+  providers: [SendRequestsRepository, SendRequestsService, SendRequestsConsumer],
+})
 export class SendRequestsModule {}

@@ -6,6 +6,10 @@ export enum RunRequestReason {
   Resumed = 'resumed',
   StaleCheckpoint = 'stale-checkpoint',
   RetryFailed = 'retry-failed',
+  /** Resend UNKNOWN messages, on an operator's explicit request. */
+  ResendUnknown = 'resend-unknown',
+  /** An expander shutting down handed the run over to another replica. */
+  Handoff = 'handoff',
 }
 
 /** Asks a batch expander to (re)take a run's lease at `leaseEpoch` and expand it from its checkpoint. */

@@ -40,6 +40,9 @@ export class KafkaConfig {
   @IsOptional()
   @Matches(/^[a-z0-9][a-z0-9-]{0,39}$/, { message: 'KAFKA_NAMESPACE must be 1-40 of a-z, 0-9 and -' })
   KAFKA_NAMESPACE?: string;
+
+  /** Consumer group session timeout: how soon a dead consumer's partitions move to the others. */
+  @Expose() @ToInt() @IsInt() @Min(6_000) @Max(300_000) KAFKA_SESSION_TIMEOUT_MS = 30_000;
 }
 
 export class MysqlConfig {

@@ -10,7 +10,7 @@ import {
   testRedisUrl,
   uniqueTopic,
   waitUntil,
-  workspaceRoot,
+  testLogDir,
 } from '@ums/testing';
 import { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
@@ -62,7 +62,7 @@ describe('Kafka consumer (real broker, fixture process)', () => {
       name,
       command,
       args,
-      logFile: join(workspaceRoot(), 'tmp', 'test-logs', `${name}.log`),
+      logFile: join(testLogDir(), `${name}.log`),
       env: {
         HTTP_PORT: '0',
         LOG_LEVEL: 'warn',

@@ -2,6 +2,7 @@ import { Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { Kafka } from 'kafkajs';
 import { PinoLogger } from 'nestjs-pino';
+import { KafkaConfig } from '../config/common.config';
 import { CodedError } from '../errors/coded-error';
 import { HealthRegistry } from '../health/health-registry';
 import { CONSUME_TOPIC, type ConsumeTopicOptions } from './consume-topic.decorator';
@@ -37,6 +38,7 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
     private readonly metrics: KafkaMetrics,
     private readonly logger: PinoLogger,
     private readonly names: KafkaNames,
+    private readonly config: KafkaConfig,
     health: HealthRegistry,
   ) {
     this.logger.setContext(KafkaConsumers.name);
@@ -82,6 +84,7 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
         this.metrics,
         this.logger,
         this.names,
+        this.config.KAFKA_SESSION_TIMEOUT_MS,
       );
       this.consumers.push(consumer);
       await consumer.start();

@@ -53,6 +53,7 @@ export class TopicConsumer<V extends object> {
     private readonly metrics: KafkaMetrics,
     private readonly logger: PinoLogger,
     private readonly names: KafkaNames,
+    private readonly sessionTimeoutMs = 30_000,
   ) {
     this.tiers = options.retryTiers ?? [];
     this.chunkSize = Math.max(1, options.chunkSize ?? 1);
@@ -109,9 +110,9 @@ export class TopicConsumer<V extends object> {
   private async startFlow(groupId: string, topics: string[], delayed: boolean): Promise<void> {
     const consumer = this.kafka.consumer({
       groupId,
-      sessionTimeout: 30_000,
+      sessionTimeout: this.sessionTimeoutMs,
       rebalanceTimeout: 60_000,
-      heartbeatInterval: 3_000,
+      heartbeatInterval: Math.min(3_000, Math.floor(this.sessionTimeoutMs / 5)),
       allowAutoTopicCreation: false,
       maxBytesPerPartition: 1_048_576,
       maxWaitTimeInMs: 500,

@@ -17,8 +17,10 @@ declare global {
 export default async function globalSetup(): Promise<void> {
   const onlyUnit = process.argv.includes('--selectProjects') && !process.argv.includes('integration');
   if (onlyUnit) return;
-  // Logs of spawned processes are per run (tests read some of them back).
-  rmSync(join(workspaceRoot(), 'tmp', 'test-logs'), { recursive: true, force: true });
+  // Logs of spawned processes are per run (tests read some of them back); concurrent runs keep theirs.
+  const logDir = join(workspaceRoot(), 'tmp', 'test-logs', `run-${process.pid}`);
+  rmSync(logDir, { recursive: true, force: true });
+  process.env['UMS_TEST_LOG_DIR'] = logDir;
   // Process-level tests spawn services from their SWC build, so build it fresh (about a second).
   execFileSync('npm', ['run', '-s', 'build'], { cwd: workspaceRoot(), stdio: 'inherit' });
   if ((process.env['KAFKA_BROKERS'] ?? '') !== '') return;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { workspaceRoot } from '../workspace-root';
+import { testLogDir } from './test-log-dir';
 import { compiledEntry } from './compiled-entry';
 import { freePort } from '../kafka/kafka-broker';
 import { ManagedProcess } from './managed-process';
@@ -26,13 +26,13 @@ export interface ServiceProcess {
 
 /**
  * Runs one service from its build in dist/, as production does, and waits until
- * `/health/ready` answers 200. Logs go to tmp/test-logs for post-mortems.
+ * `/health/ready` answers 200. Logs go to the run's test log directory for post-mortems.
  */
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const { command, args } = compiledEntry(`apps/${options.app}/src/main.ts`);
   const label = options.instance === undefined ? options.app : `${options.app}-${options.instance}`;
-  const logFile = join(workspaceRoot(), 'tmp', 'test-logs', `${label}-${port}.log`);
+  const logFile = join(testLogDir(), `${label}-${port}.log`);
   const proc = new ManagedProcess({
     name: label,
     command,

@@ -1,0 +1,268 @@
+import { randomBytes } from 'node:crypto';
+import { AllTopics, Topics } from '@ums/contracts';
+import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
+import {
+  BatchProbe,
+  createTestDatabase,
+  seedCampaign,
+  serviceEnv,
+  type ServiceProcess,
+  startServiceProcess,
+  testBrokers,
+  testKafka,
+  waitUntil,
+} from '@ums/testing';
+import type { DataSource } from 'typeorm';
+
+jest.setTimeout(600_000);
+
+const RECIPIENTS = 100_000;
+const BATCH_SIZE = 100;
+const STEP = 5;
+const WINDOW = 20;
+
+interface RunRow {
+  state: string;
+  cursor: number;
+  attempts: number;
+  epoch: number;
+  owner: string | null;
+  batchesPublished: number;
+  expanded: boolean;
+}
+
+describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let ds: DataSource;
+  let namespace: string;
+  const processes: ServiceProcess[] = [];
+  const expanders: ServiceProcess[] = [];
+  const probes: BatchProbe[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('expander_faults');
+    ds = createDataSource(db.settings);
+    await ds.initialize();
+    await runPendingMigrations(ds);
+    namespace = `t-${randomBytes(4).toString('hex')}`;
+    await ensureTopics(testKafka(), AllTopics, 1, new KafkaNames(namespace));
+    await startScheduler();
+  });
+
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.process.stop()));
+    await Promise.all(probes.map((p) => p.stop()));
+    await ds.destroy();
+    await db.drop();
+  });
+
+  const env = (): Record<string, string> => serviceEnv(db.settings.database, namespace);
+
+  async function startScheduler(): Promise<ServiceProcess> {
+    const scheduler = await startServiceProcess({
+      app: 'campaign-scheduler',
+      env: {
+        ...env(),
+        CHECKPOINT_DEADLINE_MS: '3000',
+        RUN_MAX_ATTEMPTS: '30',
+        SWEEPER_TICK_MS: '200',
+        SCHEDULER_TICK_MS: '200',
+      },
+    });
+    processes.push(scheduler);
+    return scheduler;
+  }
+
+  async function startExpander(instance: string): Promise<ServiceProcess> {
+    const expander = await startServiceProcess({
+      app: 'batch-expander',
+      instance,
+      env: {
+        ...env(),
+        EXPANDER_BATCH_SIZE: String(BATCH_SIZE),
+        EXPANDER_BATCHES_PER_STEP: String(STEP),
+        EXPANDER_MAX_BATCHES_AHEAD: String(WINDOW),
+        EXPANDER_POLL_MS: '100',
+      },
+    });
+    processes.push(expander);
+    expanders.push(expander);
+    return expander;
+  }
+
+  async function startProbe(label: string): Promise<BatchProbe> {
+    const probe = await BatchProbe.start({
+      brokers: testBrokers(),
+      topic: new KafkaNames(namespace).topic(Topics.batches.name),
+      groupId: `probe-${label}`,
+      finishIn: db.settings,
+    });
+    probes.push(probe);
+    return probe;
+  }
+
+  async function createRun(campaignId: string): Promise<string> {
+    const result = (await ds.query(
+      `INSERT INTO runs (campaign_id, fire_at, state) VALUES (?, UTC_TIMESTAMP(3), 'PENDING')`,
+      [campaignId],
+    )) as { insertId: number };
+    return String(result.insertId);
+  }
+
+  async function runRow(runId: string): Promise<RunRow> {
+    const rows = (await ds.query(
+      `SELECT state, checkpoint_cursor, attempts, lease_epoch, lease_owner, batches_published, expanded_at
+         FROM runs WHERE id = ?`,
+      [runId],
+    )) as Record<string, unknown>[];
+    const row = rows[0] as Record<string, unknown>;
+    return {
+      state: String(row['state']),
+      cursor: Number(row['checkpoint_cursor']),
+      attempts: Number(row['attempts']),
+      epoch: Number(row['lease_epoch']),
+      owner: row['lease_owner'] === null ? null : String(row['lease_owner']),
+      batchesPublished: Number(row['batches_published']),
+      expanded: row['expanded_at'] !== null,
+    };
+  }
+
+  async function assertEveryRecipientOnce(
+    campaignId: string,
+    runId: string,
+    probe: BatchProbe,
+  ): Promise<void> {
+    const [counts] = (await ds.query(
+      `SELECT COUNT(*) AS n, COUNT(DISTINCT contact_id) AS contacts FROM messages WHERE run_id = ?`,
+      [runId],
+    )) as Record<string, unknown>[];
+    const [audience] = (await ds.query('SELECT COUNT(*) AS n FROM contacts WHERE campaign_id = ?', [
+      campaignId,
+    ])) as Record<string, unknown>[];
+    expect(Number(audience?.['n'])).toBe(RECIPIENTS);
+    expect(Number(counts?.['n'])).toBe(RECIPIENTS);
+    expect(Number(counts?.['contacts'])).toBe(RECIPIENTS);
+    const ids = (await ds.query('SELECT id FROM messages WHERE run_id = ?', [runId])) as { id: string }[];
+    const unpublished = ids.filter((row) => !probe.timesSeen.has(String(row.id)));
+    expect(unpublished).toHaveLength(0);
+  }
+
+  it('resumes from its checkpoint after each SIGKILL: one message row per recipient, each published, bounded overlap', async () => {
+    const campaignId = 'cmp_kill';
+    await seedCampaign(db.settings, {
+      campaignId,
+      tenantId: 'tenant-a',
+      credentialId: 'cred_kill',
+      contacts: RECIPIENTS,
+    });
+    const probe = await startProbe('kill');
+    const expander = await startExpander('kill');
+    const runId = await createRun(campaignId);
+
+    const kills: { cursorAtKill: number; cursorResumedFrom: number }[] = [];
+    for (const threshold of [20_000, 45_000, 70_000]) {
+      await waitUntil(`checkpoint past ${threshold}`, async () => (await runRow(runId)).cursor >= threshold, {
+        timeoutMs: 120_000,
+        intervalMs: 20,
+        abortIf: expander.process.exitedUnexpectedly,
+      });
+      await expander.process.kill();
+      const atKill = await runRow(runId);
+      await expander.restart();
+      // The sweeper sees the stale checkpoint, bumps the epoch and re-requests the run; the new process takes it.
+      await waitUntil(
+        'the run re-requested and taken by the restarted expander',
+        async () => {
+          const row = await runRow(runId);
+          return row.attempts > atKill.attempts && row.owner !== null && row.cursor >= atKill.cursor;
+        },
+        { timeoutMs: 90_000, intervalMs: 100, abortIf: expander.process.exitedUnexpectedly },
+      );
+      const resumed = await runRow(runId);
+      kills.push({ cursorAtKill: atKill.cursor, cursorResumedFrom: resumed.cursor });
+      expect(resumed.cursor).toBeGreaterThanOrEqual(atKill.cursor); // never restarts from the beginning
+    }
+
+    await waitUntil('run expanded and completed', async () => (await runRow(runId)).state === 'COMPLETED', {
+      timeoutMs: 180_000,
+      intervalMs: 200,
+      abortIf: expander.process.exitedUnexpectedly,
+    });
+    const final = await runRow(runId);
+    expect(final.expanded).toBe(true);
+    expect(final.attempts).toBeGreaterThanOrEqual(3);
+    await assertEveryRecipientOnce(campaignId, runId, probe);
+    // Per crash at most one window of batches (plus the step in flight) is published again.
+    const { extraCopies } = probe.duplicates();
+    expect(extraCopies).toBeLessThanOrEqual(kills.length * (WINDOW + STEP) * BATCH_SIZE);
+    const [counters] = (await ds.query('SELECT total, pending, sent FROM runs WHERE id = ?', [
+      runId,
+    ])) as Record<string, unknown>[];
+    expect(Number(counters?.['total'])).toBe(RECIPIENTS);
+    expect(Number(counters?.['sent'])).toBe(RECIPIENTS);
+    expect(Number(counters?.['pending'])).toBe(0);
+    process.stdout.write(
+      `expander SIGKILL test: kills=${JSON.stringify(kills)} re-published copies=${extraCopies} batches=${probe.batches.length}\n`,
+    );
+  });
+
+  it('retries a run whose expander froze, and fences the frozen expander out when it wakes', async () => {
+    const campaignId = 'cmp_freeze';
+    await seedCampaign(db.settings, {
+      campaignId,
+      tenantId: 'tenant-b',
+      credentialId: 'cred_freeze',
+      contacts: RECIPIENTS,
+    });
+    const probe = await startProbe('freeze');
+    while (expanders.filter((e) => e.process.running).length < 2)
+      await startExpander(`freeze-${expanders.length}`);
+    const runId = await createRun(campaignId);
+    await waitUntil('expansion under way', async () => (await runRow(runId)).cursor >= 15_000, {
+      timeoutMs: 120_000,
+      intervalMs: 20,
+    });
+    const owner = (await runRow(runId)).owner as string;
+    // Two expanders are running (this test's and the previous one's): freeze whichever holds the lease.
+    const frozen = expanders.find((p) => p.process.running && owner.includes(`:${String(p.process.pid)}:`));
+    const other = expanders.find((p) => p.process.running && p !== frozen);
+    if (frozen === undefined || other === undefined)
+      throw new Error(`lease owner ${owner} is not a running expander`);
+    const frozenPid = frozen.process.pid as number;
+    process.kill(frozenPid, 'SIGSTOP');
+    const atFreeze = await runRow(runId);
+    try {
+      await waitUntil(
+        'the sweeper retried the run and the other expander completed it',
+        async () => {
+          const row = await runRow(runId);
+          return row.attempts > atFreeze.attempts && row.expanded;
+        },
+        { timeoutMs: 180_000, intervalMs: 200, abortIf: other.process.exitedUnexpectedly },
+      );
+    } finally {
+      process.kill(frozenPid, 'SIGCONT');
+    }
+    const afterTakeover = await runRow(runId);
+    expect(afterTakeover.epoch).toBeGreaterThan(atFreeze.epoch);
+    // The woken expander finishes its step, its checkpoint is refused (epoch), and it lets go of the run.
+    await waitUntil(
+      'the woken expander fenced out',
+      async () => {
+        const metrics = await (await fetch(`${frozen.url}/metrics`)).text();
+        const match = /^ums_expander_fenced_total\{[^}]*\} (\d+)/m.exec(metrics);
+        return match !== null && Number(match[1]) >= 1;
+      },
+      { timeoutMs: 60_000, intervalMs: 200, abortIf: frozen.process.exitedUnexpectedly },
+    );
+    const final = await runRow(runId);
+    expect(final.cursor).toBe(afterTakeover.cursor);
+    expect(final.batchesPublished).toBe(afterTakeover.batchesPublished);
+    expect(final.expanded).toBe(true);
+    await waitUntil('run completed', async () => (await runRow(runId)).state === 'COMPLETED', {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+    await assertEveryRecipientOnce(campaignId, runId, probe);
+  });
+});

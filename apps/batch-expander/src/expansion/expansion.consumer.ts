@@ -1,0 +1,15 @@
+import { Injectable } from '@nestjs/common';
+import { type RunRequestedV1, Topics } from '@ums/contracts';
+import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
+import { ExpansionService } from './expansion.service';
+
+/** Run requests from the scheduler (due runs, stale-checkpoint retries, resumes, hand-overs). */
+@Injectable()
+export class ExpansionConsumer {
+  constructor(private readonly expansion: ExpansionService) {}
+
+  @ConsumeTopic({ topic: Topics.runRequested, groupId: 'batch-expander', chunkSize: 1, concurrency: 8 })
+  async onRunRequested(messages: readonly ConsumedMessage<RunRequestedV1>[]): Promise<void> {
+    for (const message of messages) await this.expansion.accept(message.value);
+  }
+}

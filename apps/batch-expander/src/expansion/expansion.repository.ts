@@ -1,0 +1,314 @@
+import { Injectable } from '@nestjs/common';
+import { Channel, FailureReason, RunState } from '@ums/contracts';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/** What the expander needs to know about a run and its campaign, read once when it takes the lease. */
+export interface LeasedRun {
+  readonly runId: string;
+  readonly campaignId: string;
+  readonly tenantId: string;
+  readonly channel: Channel;
+  readonly credentialId: string;
+  readonly epoch: number;
+  readonly cursor: string;
+  readonly batchesPublished: number;
+}
+
+/** A run's row as the poller sees it. */
+export interface RunProgress {
+  readonly runId: string;
+  readonly state: RunState;
+  readonly epoch: number;
+  readonly owner: string | null;
+  readonly batchesPublished: number;
+  readonly batchesFinished: number;
+}
+
+export interface ContactRow {
+  readonly contactId: string;
+  readonly address: string;
+  readonly variables: Record<string, string> | null;
+  readonly optedOut: boolean;
+}
+
+export interface PendingMessage {
+  readonly messageId: string;
+  readonly contactId: string;
+  readonly recipient: string;
+  readonly variables: Record<string, string> | null;
+}
+
+interface ResultHeader {
+  readonly affectedRows: number;
+}
+
+type Row = Record<string, unknown>;
+
+/** SQL of the expander. Hot paths are one multi-row statement per step, never per message. */
+@Injectable()
+export class ExpansionRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Takes the lease of a run for the epoch its request carries. Only a SCHEDULED or RUNNING run
+   * whose lease nobody holds at that epoch can be taken, so a duplicate or outdated request is a no-op.
+   */
+  async takeLease(runId: string, epoch: number, owner: string): Promise<LeasedRun | undefined> {
+    const result = (await this.dataSource.query(
+      `UPDATE runs
+          SET state = 'RUNNING', lease_owner = ?, lease_expires_at = NULL,
+              started_at = COALESCE(started_at, UTC_TIMESTAMP(3)),
+              checkpoint_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
+        WHERE id = ? AND lease_epoch = ? AND lease_owner IS NULL AND state IN ('SCHEDULED', 'RUNNING')`,
+      [owner, runId, epoch],
+    )) as ResultHeader;
+    if (result.affectedRows !== 1) return undefined;
+    const rows = (await this.dataSource.query(
+      `SELECT r.id, r.campaign_id, c.tenant_id, c.channel, c.credential_id, r.lease_epoch,
+              r.checkpoint_cursor, r.batches_published
+         FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+        WHERE r.id = ?`,
+      [runId],
+    )) as Row[];
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    return {
+      runId: String(row['id']),
+      campaignId: String(row['campaign_id']),
+      tenantId: String(row['tenant_id']),
+      channel: row['channel'] as Channel,
+      credentialId: String(row['credential_id']),
+      epoch: Number(row['lease_epoch']),
+      cursor: String(row['checkpoint_cursor']),
+      batchesPublished: Number(row['batches_published']),
+    };
+  }
+
+  /** Gives the lease back (pause, stop, shutdown) unless someone else holds it by now. */
+  async releaseLease(runId: string, epoch: number, owner: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE runs SET lease_owner = NULL, updated_at = UTC_TIMESTAMP(3)
+        WHERE id = ? AND lease_epoch = ? AND lease_owner = ?`,
+      [runId, epoch, owner],
+    );
+  }
+
+  /**
+   * Graceful hand-over: bumps the epoch and frees the lease so the run can be re-requested at once
+   * (instead of waiting for the sweeper). Returns the new epoch, or undefined when fenced meanwhile.
+   */
+  async handOff(runId: string, epoch: number, owner: string): Promise<number | undefined> {
+    const result = (await this.dataSource.query(
+      `UPDATE runs
+          SET lease_owner = NULL, lease_epoch = lease_epoch + 1, checkpoint_at = UTC_TIMESTAMP(3),
+              updated_at = UTC_TIMESTAMP(3)
+        WHERE id = ? AND lease_epoch = ? AND lease_owner = ? AND state = 'RUNNING'`,
+      [runId, epoch, owner],
+    )) as ResultHeader;
+    return result.affectedRows === 1 ? epoch + 1 : undefined;
+  }
+
+  /** One query for every run this process expands: states, fencing and sender progress. */
+  async progressOf(runIds: readonly string[]): Promise<RunProgress[]> {
+    if (runIds.length === 0) return [];
+    const rows = (await this.dataSource.query(
+      `SELECT id, state, lease_epoch, lease_owner, batches_published, batches_finished
+         FROM runs WHERE id IN (?)`,
+      [runIds],
+    )) as Row[];
+    return rows.map((row) => ({
+      runId: String(row['id']),
+      state: row['state'] as RunState,
+      epoch: Number(row['lease_epoch']),
+      owner: row['lease_owner'] === null ? null : String(row['lease_owner']),
+      batchesPublished: Number(row['batches_published']),
+      batchesFinished: Number(row['batches_finished']),
+    }));
+  }
+
+  /**
+   * Keeps the checkpoint of runs that wait on backpressure fresh: they are healthy, only the
+   * senders are behind. A run stuck anywhere else gets no heartbeat and goes stale.
+   */
+  async heartbeat(runIds: readonly string[], owner: string): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.dataSource.query(
+      `UPDATE runs SET checkpoint_at = UTC_TIMESTAMP(3)
+        WHERE id IN (?) AND lease_owner = ? AND state = 'RUNNING'`,
+      [runIds, owner],
+    );
+  }
+
+  /** The next page of the audience after the cursor (keyset on contacts.id, never OFFSET). */
+  async contactsAfter(
+    campaignId: string,
+    tenantId: string,
+    channel: Channel,
+    cursor: string,
+    limit: number,
+  ): Promise<ContactRow[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT c.id, c.address, c.variables, o.address IS NOT NULL AS opted_out
+         FROM contacts c
+         LEFT JOIN opt_outs o ON o.tenant_id = ? AND o.channel = ? AND o.address = c.address
+        WHERE c.campaign_id = ? AND c.id > ?
+        ORDER BY c.id
+        LIMIT ?`,
+      [tenantId, channel, campaignId, cursor, limit],
+    )) as Row[];
+    return rows.map((row) => ({
+      contactId: String(row['id']),
+      address: String(row['address']),
+      variables: parseVariables(row['variables']),
+      optedOut: Number(row['opted_out']) === 1,
+    }));
+  }
+
+  /**
+   * Creates the page's message rows idempotently (INSERT IGNORE on (run_id, contact_id)) and
+   * counts the new ones on the run in the same transaction, so counters always match rows.
+   * Opted-out recipients get a SKIPPED row instead of a send.
+   */
+  async createMessages(run: LeasedRun, contacts: readonly ContactRow[]): Promise<void> {
+    if (contacts.length === 0) return;
+    await this.dataSource.transaction(async (manager) => {
+      const pending = contacts.filter((c) => !c.optedOut);
+      const skipped = contacts.filter((c) => c.optedOut);
+      const insertedPending = await insertMessages(manager, run, pending, 'PENDING');
+      const insertedSkipped = await insertMessages(manager, run, skipped, 'SKIPPED');
+      if (insertedPending + insertedSkipped > 0) {
+        await manager.query(
+          `UPDATE runs SET total = total + ?, pending = pending + ?, skipped = skipped + ?,
+                  updated_at = UTC_TIMESTAMP(3)
+            WHERE id = ?`,
+          [insertedPending + insertedSkipped, insertedPending, insertedSkipped, run.runId],
+        );
+      }
+    });
+  }
+
+  /** The still-PENDING messages of a contact range of this run (already sent ones are not re-published). */
+  async pendingInContactRange(
+    runId: string,
+    afterContact: string,
+    lastContact: string,
+  ): Promise<Map<string, string>> {
+    const rows = (await this.dataSource.query(
+      `SELECT id, contact_id FROM messages
+        WHERE run_id = ? AND contact_id > ? AND contact_id <= ? AND state = 'PENDING'`,
+      [runId, afterContact, lastContact],
+    )) as Row[];
+    return new Map(rows.map((row) => [String(row['contact_id']), String(row['id'])]));
+  }
+
+  /**
+   * PENDING messages already behind the cursor (published before a pause or crash and skipped
+   * by senders meanwhile, or reset by retry-failed / resend-unknown), keyset on messages.id.
+   */
+  async pendingBehindCursor(
+    runId: string,
+    cursor: string,
+    afterMessageId: string,
+    limit: number,
+  ): Promise<PendingMessage[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT m.id, m.contact_id, m.recipient, c.variables
+         FROM messages m JOIN contacts c ON c.id = m.contact_id
+        WHERE m.run_id = ? AND m.state = 'PENDING' AND m.id > ? AND m.contact_id <= ?
+        ORDER BY m.id
+        LIMIT ?`,
+      [runId, afterMessageId, cursor, limit],
+    )) as Row[];
+    return rows.map((row) => ({
+      messageId: String(row['id']),
+      contactId: String(row['contact_id']),
+      recipient: String(row['recipient']),
+      variables: parseVariables(row['variables']),
+    }));
+  }
+
+  /**
+   * Commits a checkpoint, fenced by epoch and owner: an expander whose lease was taken over can
+   * never overwrite the newer owner's checkpoint. Returns false when fenced out.
+   */
+  async commitCheckpoint(
+    run: LeasedRun,
+    owner: string,
+    cursor: string,
+    batchesPublished: number,
+  ): Promise<boolean> {
+    const result = (await this.dataSource.query(
+      `UPDATE runs
+          SET checkpoint_cursor = ?, batches_published = batches_published + ?,
+              checkpoint_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
+        WHERE id = ? AND lease_epoch = ? AND lease_owner = ?`,
+      [cursor, batchesPublished, run.runId, run.epoch, owner],
+    )) as ResultHeader;
+    return result.affectedRows === 1;
+  }
+
+  /**
+   * Whether an audience import of the campaign is still landing rows (a URL import or an upload
+   * started before the run). One silent for five minutes is considered dead and not waited for.
+   */
+  async importInProgress(campaignId: string): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      `SELECT 1 AS x FROM audience_imports
+        WHERE campaign_id = ? AND state IN ('PENDING', 'RUNNING')
+          AND updated_at > DATE_SUB(UTC_TIMESTAMP(3), INTERVAL 5 MINUTE)
+        LIMIT 1`,
+      [campaignId],
+    )) as Row[];
+    return rows.length > 0;
+  }
+
+  /** The audience is exhausted: the run waits for its sends to finish (the scheduler completes it). */
+  async markExpanded(run: LeasedRun, owner: string): Promise<boolean> {
+    const result = (await this.dataSource.query(
+      `UPDATE runs
+          SET expanded_at = UTC_TIMESTAMP(3), checkpoint_at = UTC_TIMESTAMP(3), lease_owner = NULL,
+              updated_at = UTC_TIMESTAMP(3)
+        WHERE id = ? AND lease_epoch = ? AND lease_owner = ?`,
+      [run.runId, run.epoch, owner],
+    )) as ResultHeader;
+    return result.affectedRows === 1;
+  }
+}
+
+async function insertMessages(
+  manager: EntityManager,
+  run: LeasedRun,
+  contacts: readonly ContactRow[],
+  state: 'PENDING' | 'SKIPPED',
+): Promise<number> {
+  if (contacts.length === 0) return 0;
+  const reason = state === 'SKIPPED' ? FailureReason.OptedOut : null;
+  const values: unknown[] = [];
+  for (const c of contacts) {
+    values.push(
+      run.runId,
+      run.campaignId,
+      run.tenantId,
+      c.contactId,
+      run.channel,
+      run.credentialId,
+      c.address,
+      state,
+      reason,
+    );
+  }
+  const result = (await manager.query(
+    `INSERT IGNORE INTO messages
+       (run_id, campaign_id, tenant_id, contact_id, channel, credential_id, recipient, lane, state, reason)
+     VALUES ${contacts.map(() => "(?, ?, ?, ?, ?, ?, ?, 'bulk', ?, ?)").join(', ')}`,
+    values,
+  )) as ResultHeader;
+  return result.affectedRows;
+}
+
+function parseVariables(raw: unknown): Record<string, string> | null {
+  if (raw === null || raw === undefined) return null;
+  // mysql2 returns JSON columns parsed on MySQL 8 and as text on MariaDB (JSON is LONGTEXT there).
+  const value: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  return value !== null && typeof value === 'object' ? (value as Record<string, string>) : null;
+}

@@ -1,0 +1,38 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Matches } from 'class-validator';
+import type { CampaignDetailView, CampaignView } from './campaign.view';
+import { CampaignsService } from './campaigns.service';
+import { CampaignActionParams, CreateCampaignDto, ListCampaignsQuery } from './create-campaign.dto';
+
+export class CampaignIdParams {
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'campaignId must be a campaign id' })
+  campaignId!: string;
+}
+
+@Controller('v1/campaigns')
+export class CampaignsController {
+  constructor(private readonly campaigns: CampaignsService) {}
+
+  @Post()
+  create(@Body() dto: CreateCampaignDto): Promise<CampaignView> {
+    return this.campaigns.create(dto);
+  }
+
+  @Get()
+  async list(@Query() query: ListCampaignsQuery): Promise<{ items: CampaignView[] }> {
+    return { items: await this.campaigns.list(query.tenantId, query.limit, query.after) };
+  }
+
+  /** The campaign with its audience size and its latest runs (state and progress counters). */
+  @Get(':campaignId')
+  get(@Param() params: CampaignIdParams): Promise<CampaignDetailView> {
+    return this.campaigns.get(params.campaignId);
+  }
+
+  /** start, pause, resume, stop, archive. */
+  @Post(':campaignId/:action')
+  @HttpCode(200)
+  act(@Param() params: CampaignActionParams): Promise<CampaignDetailView> {
+    return this.campaigns.act(params.campaignId, params.action);
+  }
+}

@@ -1,0 +1,108 @@
+// class-transformer's @Type reads design metadata at class definition.
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import {
+  IsDefined,
+  IsEnum,
+  IsInt,
+  IsISO31661Alpha2,
+  IsISO8601,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { Channel, MessageContentV1 } from '@ums/contracts';
+
+export enum ScheduleKind {
+  Now = 'now',
+  At = 'at',
+  Cron = 'cron',
+}
+
+export class ScheduleDto {
+  @IsEnum(ScheduleKind, { message: 'kind must be one of now, at, cron' })
+  kind!: ScheduleKind;
+
+  /** For kind=at: an ISO 8601 time with an offset (e.g. 2026-12-01T09:00:00+01:00). */
+  @ValidateIf((o: ScheduleDto) => o.kind === ScheduleKind.At)
+  @IsISO8601({ strict: true }, { message: 'at must be an ISO 8601 time' })
+  at?: string;
+
+  /** For kind=cron: five fields (minute hour day month weekday), evaluated in timeZone. */
+  @ValidateIf((o: ScheduleDto) => o.kind === ScheduleKind.Cron)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  cron?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  timeZone?: string;
+}
+
+export class CreateCampaignDto {
+  @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'tenantId must be 1-64 of A-Z a-z 0-9 _ . : -' })
+  tenantId!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  name!: string;
+
+  @IsEnum(Channel, { message: 'channel must be one of whatsapp, sms, email' })
+  channel!: Channel;
+
+  @IsString()
+  @Length(1, 64)
+  credentialId!: string;
+
+  /** Text with {{variables}} from the recipient's columns, or a provider template with parameters. */
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => MessageContentV1)
+  template!: MessageContentV1;
+
+  /** Country for phone numbers written without a country code. */
+  @IsOptional()
+  @IsISO31661Alpha2({ message: 'defaultCountry must be an ISO 3166-1 alpha-2 code' })
+  defaultCountry?: string;
+
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => ScheduleDto)
+  schedule!: ScheduleDto;
+}
+
+export class ListCampaignsQuery {
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'tenantId must be a tenant id' })
+  tenantId?: string;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit = 50;
+
+  @IsOptional() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'after must be a campaign id' }) after?: string;
+}
+
+export enum CampaignAction {
+  Start = 'start',
+  Pause = 'pause',
+  Resume = 'resume',
+  Stop = 'stop',
+  Archive = 'archive',
+}
+
+export class CampaignActionParams {
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'campaignId must be a campaign id' })
+  campaignId!: string;
+
+  @IsEnum(CampaignAction, { message: 'action must be one of start, pause, resume, stop, archive' })
+  action!: CampaignAction;
+}

@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { type RunRequestedV1, RunRequestReason, Topics } from '@ums/contracts';
+import { KafkaProducer } from '@ums/platform';
+
+export interface RunToRequest {
+  readonly runId: string;
+  readonly campaignId: string;
+  readonly tenantId: string;
+  readonly epoch: number;
+}
+
+/** Publishes run requests (acks=all) for the expanders, keyed by campaign. */
+@Injectable()
+export class RunRequestPublisher {
+  constructor(private readonly producer: KafkaProducer) {}
+
+  async publish(runs: readonly RunToRequest[], reason: RunRequestReason): Promise<void> {
+    const requestedAt = new Date().toISOString();
+    const values: RunRequestedV1[] = runs.map((run) => ({
+      runId: run.runId,
+      campaignId: run.campaignId,
+      tenantId: run.tenantId,
+      leaseEpoch: run.epoch,
+      reason,
+      requestedAt,
+    }));
+    await this.producer.publish(Topics.runRequested, values);
+  }
+}

@@ -1,0 +1,50 @@
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import type { RunView } from './run.view';
+import { RunAction, type RunActionResult, RunsService } from './runs.service';
+
+export class RunParams {
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'campaignId must be a campaign id' })
+  campaignId!: string;
+
+  @Matches(/^\d{1,20}$/, { message: 'runId must be a decimal id' })
+  runId!: string;
+}
+
+export class RunActionParams extends RunParams {
+  @IsIn(Object.values(RunAction), { message: `action must be one of ${Object.values(RunAction).join(', ')}` })
+  action!: RunAction;
+}
+
+export class CampaignParams {
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'campaignId must be a campaign id' })
+  campaignId!: string;
+}
+
+export class ListRunsQuery {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit = 50;
+  @IsOptional() @Matches(/^\d{1,20}$/, { message: 'before must be a run id' }) before?: string;
+}
+
+@Controller('v1/campaigns/:campaignId/runs')
+export class RunsController {
+  constructor(private readonly runs: RunsService) {}
+
+  @Get()
+  async list(@Param() params: CampaignParams, @Query() query: ListRunsQuery): Promise<{ items: RunView[] }> {
+    return { items: await this.runs.list(params.campaignId, query.limit, query.before) };
+  }
+
+  @Get(':runId')
+  get(@Param() params: RunParams): Promise<RunView> {
+    return this.runs.get(params.campaignId, params.runId);
+  }
+
+  /** pause, resume, stop, cancel (a run not started yet), retry-failed, resend-unknown. */
+  @Post(':runId/:action')
+  @HttpCode(200)
+  act(@Param() params: RunActionParams): Promise<RunActionResult> {
+    return this.runs.act(params.campaignId, params.runId, params.action);
+  }
+}

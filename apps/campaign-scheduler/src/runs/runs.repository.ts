@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import { MessageStatus, RunState } from '@ums/contracts';
+import { DataSource, type EntityManager } from 'typeorm';
+import { RUN_COLUMNS, type RunView, toRunView } from './run.view';
+
+interface ResultHeader {
+  readonly affectedRows: number;
+  readonly insertId: number | string;
+}
+
+type Row = Record<string, unknown>;
+
+/** Locked run row with what actions need. */
+export interface LockedRun {
+  readonly id: string;
+  readonly campaignId: string;
+  readonly tenantId: string;
+  readonly state: RunState;
+  readonly epoch: number;
+}
+
+/** Fields an action may change on a run; epoch bump and lease release are the fencing part. */
+export interface RunChange {
+  readonly state: RunState;
+  readonly bumpEpoch?: boolean;
+  readonly finished?: boolean;
+  readonly reopen?: boolean;
+}
+
+@Injectable()
+export class RunsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async find(campaignId: string, runId: string): Promise<RunView | undefined> {
+    const rows = (await this.dataSource.query(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE id = ? AND campaign_id = ?`,
+      [runId, campaignId],
+    )) as Row[];
+    return rows[0] === undefined ? undefined : toRunView(rows[0]);
+  }
+
+  /** Newest first, keyset on id. */
+  async list(campaignId: string, limit: number, before?: string): Promise<RunView[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE campaign_id = ? ${before === undefined ? '' : 'AND id < ?'}
+        ORDER BY id DESC LIMIT ?`,
+      before === undefined ? [campaignId, limit] : [campaignId, before, limit],
+    )) as Row[];
+    return rows.map(toRunView);
+  }
+
+  /** Runs of a campaign in the given states, locked (campaign-wide actions). */
+  async lockByCampaign(
+    manager: EntityManager,
+    campaignId: string,
+    states: readonly RunState[],
+  ): Promise<LockedRun[]> {
+    const rows = (await manager.query(
+      `SELECT r.id, r.campaign_id, r.state, r.lease_epoch, c.tenant_id
+         FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+        WHERE r.campaign_id = ? AND r.state IN (?) ORDER BY r.id FOR UPDATE`,
+      [campaignId, states],
+    )) as Row[];
+    return rows.map(toLocked);
+  }
+
+  async lock(manager: EntityManager, campaignId: string, runId: string): Promise<LockedRun | undefined> {
+    const rows = (await manager.query(
+      `SELECT r.id, r.campaign_id, r.state, r.lease_epoch, c.tenant_id
+         FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+        WHERE r.id = ? AND r.campaign_id = ? FOR UPDATE`,
+      [runId, campaignId],
+    )) as Row[];
+    return rows[0] === undefined ? undefined : toLocked(rows[0]);
+  }
+
+  /**
+   * Applies an action's outcome. With bumpEpoch the lease is freed at a new epoch: whichever
+   * expander held it is fenced out, and the published request names the new epoch.
+   */
+  async apply(manager: EntityManager, run: LockedRun, change: RunChange): Promise<number> {
+    const epoch = change.bumpEpoch === true ? run.epoch + 1 : run.epoch;
+    await manager.query(
+      `UPDATE runs
+          SET state = ?, lease_epoch = ?,
+              lease_owner = ${change.bumpEpoch === true ? 'NULL' : 'lease_owner'},
+              checkpoint_at = ${change.bumpEpoch === true ? 'UTC_TIMESTAMP(3)' : 'checkpoint_at'},
+              finished_at = ${change.finished === true ? 'UTC_TIMESTAMP(3)' : change.reopen === true ? 'NULL' : 'finished_at'},
+              expanded_at = ${change.reopen === true ? 'NULL' : 'expanded_at'},
+              failure_reason = ${change.reopen === true ? 'NULL' : 'failure_reason'},
+              attempts = ${change.reopen === true ? '0' : 'attempts'},
+              updated_at = UTC_TIMESTAMP(3)
+        WHERE id = ?`,
+      [change.state, epoch, run.id],
+    );
+    return epoch;
+  }
+
+  /**
+   * Puts messages of a run back to PENDING (retry-failed, resend-unknown) and moves the counters
+   * with them, in the caller's transaction. Returns how many were reset.
+   */
+  async resetMessages(manager: EntityManager, runId: string, from: MessageStatus): Promise<number> {
+    const result = (await manager.query(
+      `UPDATE messages
+          SET state = 'PENDING', claim_token = NULL, claimed_at = NULL, reason = NULL, error_code = NULL,
+              error_text = NULL, failed_at = NULL, attempts = 0, updated_at = UTC_TIMESTAMP(3)
+        WHERE run_id = ? AND state = ?`,
+      [runId, from],
+    )) as ResultHeader;
+    const column = from === MessageStatus.Failed ? 'failed' : 'unknown';
+    if (result.affectedRows > 0) {
+      await manager.query(
+        `UPDATE runs SET pending = pending + ?, ${column} = GREATEST(CAST(${column} AS SIGNED) - ?, 0) WHERE id = ?`,
+        [result.affectedRows, result.affectedRows, runId],
+      );
+    }
+    return result.affectedRows;
+  }
+
+  /**
+   * Creates the run of a campaign for a fire time, once: the unique (campaign_id, fire_at) makes
+   * any repeated trigger a no-op. Returns the run id, new or existing.
+   */
+  async createOnce(
+    manager: EntityManager,
+    campaignId: string,
+    fireAt: Date,
+  ): Promise<{ id: string; created: boolean }> {
+    const result = (await manager.query(
+      `INSERT IGNORE INTO runs (campaign_id, fire_at, state, updated_at) VALUES (?, ?, 'PENDING', UTC_TIMESTAMP(3))`,
+      [campaignId, fireAt],
+    )) as ResultHeader;
+    if (result.affectedRows === 1) return { id: String(result.insertId), created: true };
+    const rows = (await manager.query(`SELECT id FROM runs WHERE campaign_id = ? AND fire_at = ?`, [
+      campaignId,
+      fireAt,
+    ])) as Row[];
+    return { id: String(rows[0]?.['id']), created: false };
+  }
+
+  async dbNow(): Promise<Date> {
+    const rows = (await this.dataSource.query('SELECT UTC_TIMESTAMP(3) AS now')) as Row[];
+    return rows[0]?.['now'] as Date;
+  }
+}
+
+function toLocked(row: Row): LockedRun {
+  return {
+    id: String(row['id']),
+    campaignId: String(row['campaign_id']),
+    tenantId: String(row['tenant_id']),
+    state: row['state'] as RunState,
+    epoch: Number(row['lease_epoch']),
+  };
+}

@@ -1,0 +1,129 @@
+import { Injectable } from '@nestjs/common';
+import { MessageStatus, RunRequestReason, RunState } from '@ums/contracts';
+import { CampaignEvent, CampaignState, RunEvent, transitionCampaign, transitionRun } from '@ums/domain';
+import { ConflictError, NotFoundError } from '@ums/platform';
+import { DataSource, type EntityManager } from 'typeorm';
+import { RunRequestPublisher } from './run-request.publisher';
+import type { RunView } from './run.view';
+import { type LockedRun, RunsRepository } from './runs.repository';
+
+export enum RunAction {
+  Pause = 'pause',
+  Resume = 'resume',
+  Stop = 'stop',
+  Cancel = 'cancel',
+  RetryFailed = 'retry-failed',
+  ResendUnknown = 'resend-unknown',
+}
+
+export interface RunActionResult {
+  readonly run: RunView;
+  /** Messages put back to PENDING (retry-failed, resend-unknown). */
+  readonly requeued?: number;
+}
+
+/** Operator actions on runs. Each runs in one transaction with the run row locked. */
+@Injectable()
+export class RunsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly runs: RunsRepository,
+    private readonly requests: RunRequestPublisher,
+  ) {}
+
+  async get(campaignId: string, runId: string): Promise<RunView> {
+    const run = await this.runs.find(campaignId, runId);
+    if (run === undefined)
+      throw new NotFoundError('RUN_NOT_FOUND', `Run ${runId} of campaign ${campaignId} not found`);
+    return run;
+  }
+
+  list(campaignId: string, limit: number, before?: string): Promise<RunView[]> {
+    return this.runs.list(campaignId, limit, before);
+  }
+
+  async act(campaignId: string, runId: string, action: RunAction): Promise<RunActionResult> {
+    const requeued = await this.dataSource.transaction(async (manager) => {
+      const run = await this.runs.lock(manager, campaignId, runId);
+      if (run === undefined)
+        throw new NotFoundError('RUN_NOT_FOUND', `Run ${runId} of campaign ${campaignId} not found`);
+      return this.applyAction(manager, run, action);
+    });
+    return { run: await this.get(campaignId, runId), ...(requeued === undefined ? {} : { requeued }) };
+  }
+
+  /**
+   * The action on a locked run, in the caller's transaction (campaign-wide actions reuse it).
+   * Run requests are published before the commit: if publishing fails nothing changes; if the
+   * commit fails after it, the request names an epoch that never landed and expanders refuse it.
+   */
+  async applyAction(manager: EntityManager, run: LockedRun, action: RunAction): Promise<number | undefined> {
+    switch (action) {
+      case RunAction.Pause:
+        await this.runs.apply(manager, run, { state: next(run, RunEvent.Pause) });
+        return undefined;
+      case RunAction.Stop:
+        await this.runs.apply(manager, run, { state: next(run, RunEvent.Stop), finished: true });
+        return undefined;
+      case RunAction.Cancel:
+        await this.runs.apply(manager, run, {
+          state: next(run, RunEvent.Cancel),
+          bumpEpoch: true,
+          finished: true,
+        });
+        return undefined;
+      case RunAction.Resume: {
+        const epoch = await this.runs.apply(manager, run, {
+          state: next(run, RunEvent.Resume),
+          bumpEpoch: true,
+        });
+        await this.requests.publish([{ ...run, runId: run.id, epoch }], RunRequestReason.Resumed);
+        return undefined;
+      }
+      case RunAction.RetryFailed:
+      case RunAction.ResendUnknown: {
+        const retry = action === RunAction.RetryFailed;
+        // resend-unknown may also act on a RUNNING run: its expander is fenced and a new one re-publishes.
+        const state =
+          !retry && run.state === RunState.Running ? RunState.Running : next(run, RunEvent.RetryFailed);
+        const requeued = await this.runs.resetMessages(
+          manager,
+          run.id,
+          retry ? MessageStatus.Failed : MessageStatus.Unknown,
+        );
+        const epoch = await this.runs.apply(manager, run, { state, bumpEpoch: true, reopen: true });
+        await this.reopenCampaign(manager, run.campaignId);
+        await this.requests.publish(
+          [{ ...run, runId: run.id, epoch }],
+          retry ? RunRequestReason.RetryFailed : RunRequestReason.ResendUnknown,
+        );
+        return requeued;
+      }
+    }
+  }
+
+  /** A finished campaign becomes active again when one of its runs is retried. */
+  private async reopenCampaign(manager: EntityManager, campaignId: string): Promise<void> {
+    const rows = (await manager.query('SELECT state FROM campaigns WHERE id = ? FOR UPDATE', [
+      campaignId,
+    ])) as {
+      state: CampaignState;
+    }[];
+    const state = rows[0]?.state;
+    if (state === undefined || state === CampaignState.Active) return;
+    const transition = transitionCampaign(state, CampaignEvent.Reopen);
+    if (!transition.ok)
+      throw new ConflictError(transition.code, `Campaign ${campaignId}: ${transition.reason}`);
+    await manager.query('UPDATE campaigns SET state = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?', [
+      transition.next,
+      campaignId,
+    ]);
+  }
+}
+
+function next(run: LockedRun, event: RunEvent): RunState {
+  const transition = transitionRun(run.state, event);
+  if (!transition.ok)
+    throw new ConflictError(transition.code, `Run ${run.id}: ${transition.reason}`, { state: run.state });
+  return transition.next;
+}

@@ -1,0 +1,118 @@
+import { Injectable, type OnApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { RunRequestReason } from '@ums/contracts';
+import { planCronFire } from '@ums/domain';
+import { PinoLogger } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import { RunRequestPublisher } from '../runs/run-request.publisher';
+import { RunsRepository } from '../runs/runs.repository';
+import { SchedulingConfig } from './scheduling.config';
+import { SchedulingMetrics } from './scheduling.metrics';
+import { SchedulingRepository } from './scheduling.repository';
+
+/**
+ * Finds due work on every tick: cron fires become runs (one per campaign and fire time, by a
+ * unique key), and due runs are published to the expanders, oldest first. Safe with any number
+ * of replicas: each transaction locks its rows with SKIP LOCKED.
+ */
+@Injectable()
+export class SchedulingService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly repository: SchedulingRepository,
+    private readonly runs: RunsRepository,
+    private readonly requests: RunRequestPublisher,
+    private readonly config: SchedulingConfig,
+    private readonly metrics: SchedulingMetrics,
+    private readonly logger: PinoLogger,
+  ) {
+    this.logger.setContext(SchedulingService.name);
+  }
+
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    await this.ticking;
+  }
+
+  /** Runs a tick now (after a campaign starts) instead of waiting for the timer. */
+  nudge(): void {
+    if (this.stopped || this.ticking !== undefined) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick().finally(() => {
+        this.ticking = undefined;
+        if (!this.stopped) this.schedule(this.config.SCHEDULER_TICK_MS);
+      });
+    }, delayMs);
+  }
+
+  async tick(): Promise<void> {
+    try {
+      while ((await this.fireCrons()) === this.config.SCHEDULER_BATCH);
+    } catch (error: unknown) {
+      this.metrics.tickErrors.inc({ task: 'cron' });
+      this.logger.error({ err: error }, 'Firing cron campaigns failed; retrying next tick');
+    }
+    try {
+      while ((await this.publishDueRuns()) === this.config.SCHEDULER_BATCH);
+    } catch (error: unknown) {
+      this.metrics.tickErrors.inc({ task: 'due-runs' });
+      this.logger.error({ err: error }, 'Publishing due runs failed; retrying next tick');
+    }
+  }
+
+  /** Creates the run of each due cron fire and moves the campaign's next fire time on. */
+  async fireCrons(): Promise<number> {
+    const now = await this.runs.dbNow();
+    return this.dataSource.transaction(async (manager) => {
+      const due = await this.repository.lockDueCrons(manager, now, this.config.SCHEDULER_BATCH);
+      for (const campaign of due) {
+        const plan = planCronFire(campaign.cron, campaign.timeZone, campaign.nextFireAt, now);
+        if (plan === undefined) continue;
+        const run = await this.runs.createOnce(manager, campaign.campaignId, plan.fireAt);
+        await this.repository.setNextFire(manager, campaign.campaignId, plan.nextFireAt);
+        if (run.created) this.metrics.cronFires.inc();
+        if (plan.missed > 0) this.metrics.missedFires.inc(plan.missed);
+        this.logger.info(
+          { campaignId: campaign.campaignId, runId: run.id, fireAt: plan.fireAt, missed: plan.missed },
+          run.created ? 'Cron fired: run created' : 'Cron fire already had its run',
+        );
+      }
+      return due.length;
+    });
+  }
+
+  /** PENDING runs whose time came -> SCHEDULED at a new epoch, and their requests published. */
+  async publishDueRuns(): Promise<number> {
+    const now = await this.runs.dbNow();
+    return this.dataSource.transaction(async (manager) => {
+      const due = await this.repository.lockDueRuns(manager, now, this.config.SCHEDULER_BATCH);
+      if (due.length === 0) return 0;
+      await this.repository.markScheduled(
+        manager,
+        due.map((run) => run.runId),
+      );
+      // Published before commit: a failed publish rolls back; a failed commit leaves requests
+      // naming an epoch that never landed, which expanders refuse.
+      await this.requests.publish(
+        due.map((run) => ({ ...run, epoch: run.epoch + 1 })),
+        RunRequestReason.Scheduled,
+      );
+      this.metrics.runsScheduled.inc(due.length);
+      this.logger.info({ runs: due.map((run) => run.runId) }, 'Due runs scheduled');
+      return due.length;
+    });
+  }
+}

@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+type Row = Record<string, unknown>;
+
+export interface StaleRun {
+  readonly runId: string;
+  readonly campaignId: string;
+  readonly tenantId: string;
+  readonly epoch: number;
+  readonly attempts: number;
+  readonly checkpointAt: Date;
+}
+
+export interface CheckpointAge {
+  readonly runId: string;
+  readonly campaignId: string;
+  readonly ageSeconds: number;
+}
+
+@Injectable()
+export class SweeperRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Runs handed to an expander (SCHEDULED) or being expanded (RUNNING, not yet expanded) whose
+   * checkpoint has not moved for the deadline, locked with SKIP LOCKED so replicas split them.
+   */
+  async lockStale(manager: EntityManager, deadlineMs: number, limit: number): Promise<StaleRun[]> {
+    const rows = (await manager.query(
+      `SELECT r.id, r.campaign_id, r.lease_epoch, r.attempts, r.checkpoint_at FROM runs r
+        WHERE r.state IN ('SCHEDULED', 'RUNNING') AND r.expanded_at IS NULL
+          AND r.checkpoint_at < DATE_SUB(UTC_TIMESTAMP(3), INTERVAL ? MICROSECOND)
+        ORDER BY r.checkpoint_at LIMIT ? FOR UPDATE SKIP LOCKED`,
+      [deadlineMs * 1000, limit],
+    )) as Row[];
+    if (rows.length === 0) return [];
+    const campaignIds = [...new Set(rows.map((row) => String(row['campaign_id'])))];
+    const tenants = (await manager.query('SELECT id, tenant_id FROM campaigns WHERE id IN (?)', [
+      campaignIds,
+    ])) as Row[];
+    const tenantOf = new Map(tenants.map((row) => [String(row['id']), String(row['tenant_id'])]));
+    return rows.map((row) => ({
+      runId: String(row['id']),
+      campaignId: String(row['campaign_id']),
+      tenantId: tenantOf.get(String(row['campaign_id'])) as string,
+      epoch: Number(row['lease_epoch']),
+      attempts: Number(row['attempts']),
+      checkpointAt: row['checkpoint_at'] as Date,
+    }));
+  }
+
+  /** New epoch, lease freed, attempt counted; the checkpoint clock restarts for the next expander. */
+  async retry(manager: EntityManager, runIds: readonly string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    await manager.query(
+      `UPDATE runs SET lease_epoch = lease_epoch + 1, lease_owner = NULL, attempts = attempts + 1,
+              checkpoint_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
+        WHERE id IN (?)`,
+      [runIds],
+    );
+  }
+
+  /** Retries exhausted: FAILED with the reason, and the epoch bumped so a late expander is fenced out. */
+  async fail(manager: EntityManager, runId: string, reason: string): Promise<void> {
+    await manager.query(
+      `UPDATE runs SET state = 'FAILED', failure_reason = ?, lease_epoch = lease_epoch + 1, lease_owner = NULL,
+              finished_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
+        WHERE id = ?`,
+      [reason.slice(0, 512), runId],
+    );
+  }
+
+  /**
+   * Expanded RUNNING runs with no message left to send (none PENDING or SENDING) become COMPLETED;
+   * a one-off campaign whose runs are all finished becomes COMPLETED too. Returns the runs completed.
+   */
+  async completeFinishedRuns(limit: number): Promise<string[]> {
+    const candidates = (await this.dataSource.query(
+      `SELECT r.id, r.campaign_id FROM runs r
+        WHERE r.state = 'RUNNING' AND r.expanded_at IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.run_id = r.id AND m.state IN ('PENDING', 'SENDING'))
+        LIMIT ?`,
+      [limit],
+    )) as Row[];
+    const completed: string[] = [];
+    for (const row of candidates) {
+      const runId = String(row['id']);
+      const campaignId = String(row['campaign_id']);
+      await this.dataSource.transaction(async (manager) => {
+        // Re-checked under the lock: a retry may have reopened the run meanwhile.
+        const result = (await manager.query(
+          `UPDATE runs SET state = 'COMPLETED', finished_at = UTC_TIMESTAMP(3), lease_owner = NULL,
+                  updated_at = UTC_TIMESTAMP(3)
+            WHERE id = ? AND state = 'RUNNING' AND expanded_at IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.run_id = ? AND m.state IN ('PENDING', 'SENDING'))`,
+          [runId, runId],
+        )) as { affectedRows: number };
+        if (result.affectedRows !== 1) return;
+        completed.push(runId);
+        await manager.query(
+          `UPDATE campaigns SET state = 'COMPLETED', updated_at = UTC_TIMESTAMP(3)
+            WHERE id = ? AND state = 'ACTIVE' AND schedule_kind IN ('now', 'at')
+              AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = ?
+                               AND state IN ('PENDING', 'SCHEDULED', 'RUNNING', 'PAUSED'))`,
+          [campaignId, campaignId],
+        );
+      });
+    }
+    return completed;
+  }
+
+  /** Checkpoint age of every run being expanded, for the metric (bounded). */
+  async checkpointAges(limit: number): Promise<CheckpointAge[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT id, campaign_id, TIMESTAMPDIFF(MICROSECOND, checkpoint_at, UTC_TIMESTAMP(3)) AS age_us FROM runs
+        WHERE state IN ('SCHEDULED', 'RUNNING') AND expanded_at IS NULL AND checkpoint_at IS NOT NULL
+        ORDER BY checkpoint_at LIMIT ?`,
+      [limit],
+    )) as Row[];
+    return rows.map((row) => ({
+      runId: String(row['id']),
+      campaignId: String(row['campaign_id']),
+      ageSeconds: Number(row['age_us']) / 1e6,
+    }));
+  }
+}

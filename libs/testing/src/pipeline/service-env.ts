@@ -1,0 +1,27 @@
+import { testBrokers } from '../kafka/test-kafka';
+import { testMysqlSettings } from '../mysql/test-database';
+import { testRedisUrl } from '../redis/test-redis';
+
+/** A fixed, public test key for SecretBox: never use it outside tests. */
+export const TEST_SECRETS_KEYS = 'test:VEVTVCBPTkxZIC0gbm90IGEgc2VjcmV0IC0gMzJieXQ=';
+
+/**
+ * The environment every service process of a test needs: the run's broker with the suite's
+ * namespace, the suite's database, the local Redis, and a short consumer session so that a
+ * killed process's partitions move on within seconds.
+ */
+export function serviceEnv(database: string, namespace: string): Record<string, string> {
+  const mysql = testMysqlSettings(database);
+  return {
+    KAFKA_BROKERS: testBrokers().join(','),
+    KAFKA_NAMESPACE: namespace,
+    KAFKA_SESSION_TIMEOUT_MS: '6000',
+    MYSQL_HOST: mysql.host,
+    MYSQL_PORT: String(mysql.port),
+    MYSQL_USER: mysql.user,
+    MYSQL_PASSWORD: mysql.password,
+    MYSQL_DATABASE: database,
+    REDIS_URL: testRedisUrl(),
+    SECRETS_KEYS: TEST_SECRETS_KEYS,
+  };
+}
