@@ -14,6 +14,8 @@ export interface BatchProbeOptions {
    * backpressure and the run's completion can be exercised before a sender exists.
    */
   readonly finishIn?: TestMysqlSettings;
+  /** Time taken per batch before finishing it, to play a slow sender (batches of a partition are sequential). */
+  readonly finishDelayMs?: number;
 }
 
 export interface ObservedBatch {
@@ -37,6 +39,7 @@ export class BatchProbe {
   private constructor(
     private readonly consumer: Consumer,
     private readonly pool: Pool | undefined,
+    private readonly finishDelayMs: number,
   ) {}
 
   static async start(options: BatchProbeOptions): Promise<BatchProbe> {
@@ -62,7 +65,7 @@ export class BatchProbe {
             database: settings.database,
             connectionLimit: 4,
           });
-    const probe = new BatchProbe(consumer, pool);
+    const probe = new BatchProbe(consumer, pool, options.finishDelayMs ?? 0);
     await consumer.connect();
     await consumer.subscribe({ topic: options.topic, fromBeginning: true });
     await consumer.run({
@@ -96,6 +99,7 @@ export class BatchProbe {
 
   private async record(batch: MessageBatchV1, appendedAt: number): Promise<void> {
     const ids = batch.items.map((item) => item.messageId);
+    if (this.finishDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.finishDelayMs));
     if (this.pool !== undefined && batch.runId !== undefined) {
       const [result] = await this.pool.query(
         `UPDATE messages SET state = 'SENT', sent_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)

@@ -1,0 +1,306 @@
+import { randomBytes } from 'node:crypto';
+import { AllTopics, Topics } from '@ums/contracts';
+import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
+import {
+  BatchProbe,
+  createTestDatabase,
+  seedCampaign,
+  serviceEnv,
+  type ServiceProcess,
+  startServiceProcess,
+  testBrokers,
+  testKafka,
+  waitUntil,
+} from '@ums/testing';
+import type { DataSource } from 'typeorm';
+
+jest.setTimeout(300_000);
+
+const WINDOW = 10;
+const STEP = 2;
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+describe('campaign API and run lifecycle (scheduler + expander processes)', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let ds: DataSource;
+  let namespace: string;
+  let scheduler: ServiceProcess;
+  let expander: ServiceProcess;
+  const probes: BatchProbe[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('campaign_lifecycle');
+    ds = createDataSource(db.settings);
+    await ds.initialize();
+    await runPendingMigrations(ds);
+    namespace = `t-${randomBytes(4).toString('hex')}`;
+    await ensureTopics(testKafka(), AllTopics, 1, new KafkaNames(namespace));
+    const env = serviceEnv(db.settings.database, namespace);
+    scheduler = await startServiceProcess({
+      app: 'campaign-scheduler',
+      env: { ...env, SCHEDULER_TICK_MS: '200', SWEEPER_TICK_MS: '200' },
+    });
+    expander = await startServiceProcess({
+      app: 'batch-expander',
+      env: {
+        ...env,
+        EXPANDER_BATCHES_PER_STEP: String(STEP),
+        EXPANDER_MAX_BATCHES_AHEAD: String(WINDOW),
+        EXPANDER_POLL_MS: '100',
+      },
+    });
+    await ds.query(
+      `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, rate_ceiling_per_sec, rate_floor_per_sec)
+       VALUES ('cred_sms', 'tenant-a', 'sms', 'simulator', 'sms', '{}', 100, 1),
+              ('cred_mail', 'tenant-a', 'mail', 'simulator', 'email', '{}', 100, 1)`,
+    );
+  });
+
+  afterAll(async () => {
+    await Promise.all([scheduler?.process.stop(), expander?.process.stop(), ...probes.map((p) => p.stop())]);
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  async function call(method: string, path: string, body?: unknown): Promise<Answer> {
+    const response = await fetch(`${scheduler.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  async function startProbe(label: string, finishDelayMs: number): Promise<BatchProbe> {
+    const probe = await BatchProbe.start({
+      brokers: testBrokers(),
+      topic: new KafkaNames(namespace).topic(Topics.batches.name),
+      groupId: `probe-${label}`,
+      finishIn: db.settings,
+      finishDelayMs,
+    });
+    probes.push(probe);
+    return probe;
+  }
+
+  async function run(runId: string): Promise<Record<string, unknown>> {
+    const rows = (await ds.query(
+      'SELECT state, checkpoint_cursor, batches_published, lease_epoch, expanded_at FROM runs WHERE id = ?',
+      [runId],
+    )) as Record<string, unknown>[];
+    return rows[0] as Record<string, unknown>;
+  }
+
+  const sms = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+    tenantId: 'tenant-a',
+    name: 'Winter sale',
+    channel: 'sms',
+    credentialId: 'cred_sms',
+    template: { text: 'Hi {{name}}' },
+    schedule: { kind: 'now' },
+    ...over,
+  });
+
+  it('creates campaigns and refuses bad ones naming the field and the reason', async () => {
+    const created = await call('POST', '/v1/campaigns', sms({ defaultCountry: 'de' }));
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      state: 'DRAFT',
+      channel: 'sms',
+      defaultCountry: 'DE',
+      schedule: { kind: 'now' },
+    });
+    expect(String(created.body['id'])).toMatch(/^cmp_[0-9A-Z]{26}$/);
+
+    const cases: [Record<string, unknown>, string, string][] = [
+      [sms({ channel: 'fax' }), 'VALIDATION_FAILED', 'channel'],
+      [sms({ template: { text: 'Hi {{name' } }), 'TEMPLATE_INVALID', 'template.text'],
+      [sms({ template: { templateName: 'promo' } }), 'TEMPLATE_INVALID', 'template.templateName'],
+      [sms({ schedule: { kind: 'cron', cron: '61 * * * *' } }), 'SCHEDULE_INVALID', 'schedule.cron'],
+      [
+        sms({ schedule: { kind: 'cron', cron: '0 9 * * *', timeZone: 'Mars/Olympus' } }),
+        'SCHEDULE_INVALID',
+        'schedule.timeZone',
+      ],
+      [sms({ schedule: { kind: 'at' } }), 'VALIDATION_FAILED', 'schedule.at'],
+      [sms({ credentialId: 'cred_mail' }), 'CREDENTIAL_CHANNEL_MISMATCH', 'credentialId'],
+      [sms({ credentialId: 'cred_nope' }), 'CREDENTIAL_NOT_FOUND', 'credentialId'],
+      [sms({ tenantId: 'tenant-b' }), 'CREDENTIAL_NOT_FOUND', 'credentialId'],
+      [sms({ unexpected: 1 }), 'VALIDATION_FAILED', 'unexpected'],
+      [
+        { ...sms({ channel: 'email', credentialId: 'cred_mail' }), template: { text: 'Hi' } },
+        'TEMPLATE_INVALID',
+        'template.subject',
+      ],
+    ];
+    for (const [body, code, field] of cases) {
+      const answer = await call('POST', '/v1/campaigns', body);
+      expect({
+        field,
+        status: answer.status,
+        code: (answer.body['error'] as Record<string, unknown>)['code'],
+      }).toEqual({
+        field,
+        status: 400,
+        code,
+      });
+      const fields = (answer.body['error'] as { fields: { field: string }[] }).fields.map((f) => f.field);
+      expect(fields).toContain(field);
+    }
+    expect((await call('GET', '/v1/campaigns/cmp_missing')).status).toBe(404);
+    const list = await call('GET', '/v1/campaigns?tenantId=tenant-a');
+    expect((list.body['items'] as unknown[]).length).toBe(1);
+  });
+
+  it('pauses within 2 seconds, resumes from the checkpoint, and sends every recipient once', async () => {
+    const campaignId = 'cmp_pause';
+    await seedCampaign(db.settings, {
+      campaignId,
+      tenantId: 'tenant-a',
+      credentialId: 'cred_sms',
+      contacts: 30_000,
+      campaignState: 'DRAFT',
+    });
+    // A slow sender: 10 ms a batch keeps the run expanding for a while, under backpressure.
+    const probe = await startProbe('pause', 10);
+    const started = await call('POST', `/v1/campaigns/${campaignId}/start`);
+    expect(started.status).toBe(200);
+    expect(started.body['state']).toBe('ACTIVE');
+    const runId = String((started.body['runs'] as { id: string }[])[0]?.id);
+    await waitUntil(
+      'expansion under way',
+      async () => Number((await run(runId))['checkpoint_cursor']) >= 6_000,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 20,
+        abortIf: expander.process.exitedUnexpectedly,
+      },
+    );
+
+    const paused = await call('POST', `/v1/campaigns/${campaignId}/runs/${runId}/pause`);
+    const pausedAt = Date.now();
+    expect(paused.status).toBe(200);
+    expect((paused.body['run'] as Record<string, unknown>)['state']).toBe('PAUSED');
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const late = probe.batches.filter((b) => b.runId === runId && b.appendedAt > pausedAt + 2_000);
+    expect(late).toHaveLength(0);
+    const atPause = await run(runId);
+    expect(atPause['expanded_at']).toBeNull();
+    expect((await call('POST', `/v1/campaigns/${campaignId}/runs/${runId}/pause`)).status).toBe(409);
+
+    const resumed = await call('POST', `/v1/campaigns/${campaignId}/runs/${runId}/resume`);
+    expect(resumed.status).toBe(200);
+    const resumedRun = resumed.body['run'] as { state: string; leaseEpoch: number };
+    expect(resumedRun.state).toBe('RUNNING');
+    expect(resumedRun.leaseEpoch).toBe(Number(atPause['lease_epoch']) + 1);
+    const firstAfterResume = await waitUntil(
+      'expansion moved on after resume',
+      async () => {
+        const row = await run(runId);
+        return Number(row['checkpoint_cursor']) > Number(atPause['checkpoint_cursor']) ? row : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 20 },
+    );
+    expect(firstAfterResume).toBeDefined();
+    await waitUntil('run completed', async () => (await run(runId))['state'] === 'COMPLETED', {
+      timeoutMs: 120_000,
+      intervalMs: 200,
+    });
+    const [counts] = (await ds.query(
+      `SELECT COUNT(*) AS n, COUNT(DISTINCT contact_id) AS contacts, SUM(state = 'SENT') AS sent FROM messages WHERE run_id = ?`,
+      [runId],
+    )) as Record<string, unknown>[];
+    expect(Number(counts?.['n'])).toBe(30_000);
+    expect(Number(counts?.['contacts'])).toBe(30_000);
+    expect(Number(counts?.['sent'])).toBe(30_000);
+    expect(probe.duplicates().extraCopies).toBeLessThanOrEqual((WINDOW + STEP) * 100);
+    const campaign = await call('GET', `/v1/campaigns/${campaignId}`);
+    expect(campaign.body['state']).toBe('COMPLETED');
+    expect((campaign.body['runs'] as { counters: Record<string, number> }[])[0]?.counters).toMatchObject({
+      total: 30_000,
+      sent: 30_000,
+      pending: 0,
+    });
+    await probe.stop();
+    probes.splice(probes.indexOf(probe), 1);
+  });
+
+  it('retries only failed messages of a finished run, and refuses actions a state does not allow', async () => {
+    const campaignId = 'cmp_retry';
+    await seedCampaign(db.settings, {
+      campaignId,
+      tenantId: 'tenant-a',
+      credentialId: 'cred_sms',
+      contacts: 500,
+      campaignState: 'DRAFT',
+    });
+    const probe = await startProbe('retry', 0);
+    const started = await call('POST', `/v1/campaigns/${campaignId}/start`);
+    const runId = String((started.body['runs'] as { id: string }[])[0]?.id);
+    await waitUntil('first run completed', async () => (await run(runId))['state'] === 'COMPLETED', {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
+    // The provider refused 37 of them.
+    await ds.query(
+      `UPDATE messages SET state = 'FAILED', reason = 'invalid-recipient' WHERE run_id = ? ORDER BY id LIMIT 37`,
+      [runId],
+    );
+    await ds.query('UPDATE runs SET sent = sent - 37, failed = failed + 37 WHERE id = ?', [runId]);
+    const failedIds = (
+      (await ds.query(`SELECT id FROM messages WHERE run_id = ? AND state = 'FAILED'`, [runId])) as {
+        id: string;
+      }[]
+    ).map((r) => String(r.id));
+    const ofRun = new Set(
+      ((await ds.query('SELECT id FROM messages WHERE run_id = ?', [runId])) as { id: string }[]).map((r) =>
+        String(r.id),
+      ),
+    );
+    // The probe reads the topic from the start: wait until it has seen this run's first publication.
+    await waitUntil('probe caught up', () => [...ofRun].every((id) => probe.timesSeen.has(id)), {
+      timeoutMs: 60_000,
+    });
+    const before = new Map(probe.timesSeen);
+
+    expect((await call('POST', `/v1/campaigns/${campaignId}/runs/${runId}/pause`)).status).toBe(409);
+    const retried = await call('POST', `/v1/campaigns/${campaignId}/runs/${runId}/retry-failed`);
+    expect(retried.status).toBe(200);
+    expect(retried.body['requeued']).toBe(37);
+    await waitUntil('retried run completed', async () => (await run(runId))['state'] === 'COMPLETED', {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
+    const republished = [...probe.timesSeen.entries()].filter(
+      ([id, times]) => ofRun.has(id) && times > (before.get(id) ?? 0),
+    );
+    expect(republished.map(([id]) => id).sort()).toEqual([...failedIds].sort());
+    const [counters] = (await ds.query('SELECT failed, sent, pending FROM runs WHERE id = ?', [
+      runId,
+    ])) as Record<string, unknown>[];
+    expect(counters).toMatchObject({ failed: '0', sent: '500', pending: '0' });
+  });
+
+  it('cancels a run scheduled for later', async () => {
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const created = await call(
+      'POST',
+      '/v1/campaigns',
+      sms({ name: 'Later', schedule: { kind: 'at', at: later } }),
+    );
+    const campaignId = String(created.body['id']);
+    const started = await call('POST', `/v1/campaigns/${campaignId}/start`);
+    const runs = started.body['runs'] as { id: string; state: string; fireAt: string }[];
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ state: 'PENDING', fireAt: later });
+    const cancelled = await call('POST', `/v1/campaigns/${campaignId}/runs/${runs[0]?.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect((cancelled.body['run'] as { state: string }).state).toBe('STOPPED');
+    expect((await call('POST', `/v1/campaigns/${campaignId}/runs/${runs[0]?.id}/cancel`)).status).toBe(409);
+    expect((await call('POST', `/v1/campaigns/${campaignId}/runs/${runs[0]?.id}/explode`)).status).toBe(400);
+  });
+});
