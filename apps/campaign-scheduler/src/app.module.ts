@@ -8,7 +8,7 @@ import { MessagesModule } from './messages/messages.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulingConfig } from './scheduling/scheduling.config';
 import { SchedulingModule } from './scheduling/scheduling.module';
-// import { SendRequestsModule } from './send-requests/send-requests.module';
+import { SendRequestsModule } from './send-requests/send-requests.module';
 import { SweeperConfig } from './sweeper/sweeper.config';
 import { SweeperModule } from './sweeper/sweeper.module';
 
@@ -29,7 +29,7 @@ import { SweeperModule } from './sweeper/sweeper.module';
     MessagesModule,
     SchedulingModule,
     SweeperModule,
-    // SendRequestsModule, (enabled once the audience import service lands)
+    SendRequestsModule,
   ],
 })
 export class CampaignSchedulerModule {}

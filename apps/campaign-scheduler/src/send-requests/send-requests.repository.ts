@@ -77,6 +77,26 @@ export class SendRequestsRepository {
     };
   }
 
+  /**
+   * Runs `work` holding a named MySQL lock (GET_LOCK, on one pooled connection), so redelivered
+   * copies of one bulk request, consumed in parallel, are handled one after the other.
+   */
+  async withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const rows = (await runner.query('SELECT GET_LOCK(?, 60) AS locked', [name])) as Row[];
+      if (Number(rows[0]?.['locked']) !== 1) throw new Error(`Timed out waiting for lock ${name}`);
+      try {
+        return await work();
+      } finally {
+        await runner.query('SELECT RELEASE_LOCK(?)', [name]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
   /** Whether a bulk request's campaign already has its audience import (a redelivered request). */
   async hasRequestImport(campaignId: string): Promise<boolean> {
     const rows = (await this.dataSource.query(

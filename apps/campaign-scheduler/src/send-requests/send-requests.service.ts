@@ -107,6 +107,12 @@ export class SendRequestsService {
   }
 
   private async bulk(request: SendRequestV1): Promise<void> {
+    // Lock names are at most 64 characters: the request's key is hashed into one.
+    const lock = `ums:bulk:${singleSendKey(request.tenantId, request.requestId)}`;
+    await this.repository.withLock(lock, () => this.bulkOnce(request));
+  }
+
+  private async bulkOnce(request: SendRequestV1): Promise<void> {
     const campaign = await this.campaigns.create(
       {
         tenantId: request.tenantId,
