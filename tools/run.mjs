@@ -185,6 +185,13 @@ async function main() {
       build();
       process.exit(node('tools/demo.js', args));
       break;
+    case 'bench':
+      ensureDependencies();
+      ensureKafkaJars();
+      await ensureDatabases();
+      build();
+      process.exit(node('tools/bench/campaign-bench.js', args));
+      break;
     case 'migrate':
       ensureDependencies();
       await ensureDatabases();
@@ -211,7 +218,7 @@ async function main() {
     }
     default:
       process.stdout.write(
-        'usage: node tools/run.mjs test [jest args] | demo [--keep] | migrate up|down|reset|status | infra-down\n',
+        'usage: node tools/run.mjs test [jest args] | demo [--keep] | bench [--recipients N] | migrate up|down|reset|status | infra-down\n',
       );
       process.exit(command === 'help' ? 0 : 2);
   }

@@ -72,6 +72,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
   const env = {
     LOG_LEVEL: 'info',
+    // DEV-ONLY public key (decodes to "DEV ONLY - not a secret - public"); real deployments set their own.
+    SECRETS_KEYS: 'dev:REVWIE9OTFkgLSBub3QgYSBzZWNyZXQgLSBwdWJsaWM=',
     ...options.env,
     KAFKA_BROKERS: brokers,
     MYSQL_DATABASE: options.mysqlDatabase,

@@ -1,4 +1,10 @@
 import { InitialSchema1763790000000 } from './1763790000000-initial-schema.migration';
+import { MessagesRunRecipientIndex1763834000000 } from './1763834000000-messages-run-recipient-index.migration';
+import { ContactsImportId1763900000000 } from './1763900000000-contacts-import-id.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
-export const allMigrations = [InitialSchema1763790000000];
+export const allMigrations = [
+  InitialSchema1763790000000,
+  MessagesRunRecipientIndex1763834000000,
+  ContactsImportId1763900000000,
+];

@@ -1,0 +1,45 @@
+import { Channel, Provider } from '@ums/contracts';
+import {
+  IsEnum,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+import { CredentialLimits, TENANT_ID_PATTERN } from './credential-limits';
+import { IsSettingsRecord } from './settings-record.validator';
+
+/** POST /v1/credentials. The provider/channel pair and floor <= ceiling are checked by the service. */
+export class CreateCredentialDto {
+  @IsString()
+  @MaxLength(CredentialLimits.tenantIdMaxLength)
+  @Matches(TENANT_ID_PATTERN, { message: 'tenantId must be letters, digits or . _ : -' })
+  tenantId!: string;
+
+  @IsString() @IsNotEmpty() @MaxLength(CredentialLimits.nameMaxLength) name!: string;
+
+  @IsEnum(Provider) provider!: Provider;
+
+  @IsEnum(Channel) channel!: Channel;
+
+  /** Non-secret settings (account ids, sender, region), returned as given. */
+  @IsOptional() @IsSettingsRecord() config?: Record<string, string | number | boolean>;
+
+  /** API token, auth token or password: sealed before storage, never returned. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(CredentialLimits.secretMaxLength)
+  secret?: string;
+
+  @IsInt() @Min(1) @Max(CredentialLimits.maxRatePerSec) rateCeilingPerSec!: number;
+
+  @IsInt() @Min(1) @Max(CredentialLimits.maxRatePerSec) rateFloorPerSec!: number;
+
+  @IsOptional() @IsInt() @Min(1) @Max(CredentialLimits.maxRatePerSec) tenantRateCapPerSec?: number;
+}

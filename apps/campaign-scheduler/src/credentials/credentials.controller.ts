@@ -1,0 +1,32 @@
+import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { CreateCredentialDto } from './create-credential.dto';
+import type { CredentialPage, CredentialView } from './credential.view';
+import { CredentialsService } from './credentials.service';
+import { ListCredentialsDto } from './list-credentials.dto';
+import { UpdateCredentialDto } from './update-credential.dto';
+
+/** Provider accounts. Responses say whether a secret is stored (`hasSecret`), never what it is. */
+@Controller('v1/credentials')
+export class CredentialsController {
+  constructor(private readonly credentials: CredentialsService) {}
+
+  @Post()
+  create(@Body() dto: CreateCredentialDto): Promise<CredentialView> {
+    return this.credentials.create(dto);
+  }
+
+  @Get()
+  list(@Query() query: ListCredentialsDto): Promise<CredentialPage> {
+    return this.credentials.list(query);
+  }
+
+  @Get(':id')
+  get(@Param('id') id: string): Promise<CredentialView> {
+    return this.credentials.get(id);
+  }
+
+  @Patch(':id')
+  update(@Param('id') id: string, @Body() dto: UpdateCredentialDto): Promise<CredentialView> {
+    return this.credentials.update(id, dto);
+  }
+}

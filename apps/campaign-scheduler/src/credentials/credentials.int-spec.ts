@@ -1,0 +1,327 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { AllTopics } from '@ums/contracts';
+import {
+  createDataSource,
+  ensureTopics,
+  KafkaNames,
+  parseSecretKeys,
+  runPendingMigrations,
+  SecretBox,
+} from '@ums/platform';
+import {
+  createTestDatabase,
+  serviceEnv,
+  type ServiceProcess,
+  startServiceProcess,
+  testKafka,
+} from '@ums/testing';
+import type { DataSource } from 'typeorm';
+
+jest.setTimeout(120_000);
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  text: string;
+}
+
+interface ErrorBody {
+  error: { code: string; message: string; fields?: { field: string; reason: string }[] };
+}
+
+/** The credentials API of the real service (built from dist/) against a fresh database. */
+describe('credentials API (service process)', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let ds: DataSource;
+  let service: ServiceProcess;
+  const secretsKeys = `it1:${randomBytes(32).toString('base64')}`;
+  const parsedKeys = parseSecretKeys(secretsKeys);
+  const box = new SecretBox('keys' in parsedKeys ? parsedKeys.keys : []);
+  // Every plaintext secret sent in this suite, to check none of them leaks into responses or logs.
+  const sentSecrets: string[] = [];
+  const newSecret = (): string => {
+    const secret = `tok-${randomBytes(12).toString('hex')}`;
+    sentSecrets.push(secret);
+    return secret;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase('ums_credentials');
+    ds = createDataSource(database.settings);
+    await ds.initialize();
+    await runPendingMigrations(ds);
+    const namespace = `t-${randomBytes(4).toString('hex')}`;
+    await ensureTopics(testKafka(), AllTopics, 1, new KafkaNames(namespace));
+    service = await startServiceProcess({
+      app: 'campaign-scheduler',
+      env: {
+        ...serviceEnv(database.settings.database, namespace),
+        SECRETS_KEYS: secretsKeys,
+        // Most verbose logging, so the leak check below sees everything the service could log.
+        LOG_LEVEL: 'trace',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await service?.process.stop();
+    if (ds?.isInitialized) await ds.destroy();
+    await database?.drop();
+  });
+
+  async function call(method: string, path: string, body?: unknown): Promise<Answer> {
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    for (const secret of sentSecrets) expect(text).not.toContain(secret);
+    return {
+      status: response.status,
+      text,
+      body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+    };
+  }
+
+  const valid = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+    tenantId: 'tenant-a',
+    name: 'Twilio EU',
+    provider: 'twilio',
+    channel: 'sms',
+    config: { accountSid: 'AC123', messagingServiceSid: 'MG456', sandbox: false, timeoutMs: 5000 },
+    rateCeilingPerSec: 100,
+    rateFloorPerSec: 5,
+    ...overrides,
+  });
+
+  async function storedCiphertext(id: string): Promise<string | null> {
+    const [row] = (await ds.query('SELECT secret_ciphertext FROM credentials WHERE id = ?', [id])) as {
+      secret_ciphertext: string | null;
+    }[];
+    if (row === undefined) throw new Error(`no row ${id}`);
+    return row.secret_ciphertext;
+  }
+
+  async function countCredentials(): Promise<number> {
+    const [row] = (await ds.query('SELECT COUNT(*) AS n FROM credentials')) as { n: string | number }[];
+    return Number(row?.n);
+  }
+
+  function expectValidationFailure(answer: Answer, field: string): void {
+    expect(answer.status).toBe(400);
+    const { error } = answer.body as unknown as ErrorBody;
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.fields?.map((f) => f.field)).toContain(field);
+  }
+
+  it('creates a credential, returns it without its secret and stores the secret sealed', async () => {
+    const secret = newSecret();
+    const created = await call('POST', '/v1/credentials', valid({ secret, tenantRateCapPerSec: 50 }));
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.stringMatching(/^cred_[0-9A-HJKMNP-TV-Z]{26}$/),
+      tenantId: 'tenant-a',
+      name: 'Twilio EU',
+      provider: 'twilio',
+      channel: 'sms',
+      config: { accountSid: 'AC123', messagingServiceSid: 'MG456', sandbox: false, timeoutMs: 5000 },
+      hasSecret: true,
+      rateCeilingPerSec: 100,
+      rateFloorPerSec: 5,
+      tenantRateCapPerSec: 50,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+    });
+    const id = created.body['id'] as string;
+
+    const sealed = await storedCiphertext(id);
+    expect(sealed).not.toBeNull();
+    expect(sealed).not.toContain(secret);
+    expect(sealed?.startsWith('v1:it1:')).toBe(true);
+    expect(box.open(sealed ?? '')).toBe(secret);
+
+    const read = await call('GET', `/v1/credentials/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body);
+  });
+
+  it('creates a credential without a secret', async () => {
+    const created = await call(
+      'POST',
+      '/v1/credentials',
+      valid({ provider: 'simulator', channel: 'email', config: {} }),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ hasSecret: false, config: {}, tenantRateCapPerSec: null });
+    expect(await storedCiphertext(created.body['id'] as string)).toBeNull();
+  });
+
+  it('accepts each provider on its channels only', async () => {
+    const pairs: [string, string, number][] = [
+      ['whatsapp-cloud', 'whatsapp', 201],
+      ['whatsapp-cloud', 'sms', 400],
+      ['twilio', 'whatsapp', 201],
+      ['twilio', 'email', 400],
+      ['ses', 'email', 201],
+      ['ses', 'sms', 400],
+      ['mitto', 'sms', 201],
+      ['mitto', 'whatsapp', 400],
+      ['simulator', 'whatsapp', 201],
+    ];
+    for (const [provider, channel, status] of pairs) {
+      const answer = await call('POST', '/v1/credentials', valid({ provider, channel }));
+      expect({ provider, channel, status: answer.status }).toEqual({ provider, channel, status });
+      if (status === 400) expectValidationFailure(answer, 'channel');
+    }
+  });
+
+  it('refuses invalid input, naming each field, without echoing the secret', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [valid({ provider: 'carrier-pigeon' }), 'provider'],
+      [valid({ channel: 'fax' }), 'channel'],
+      [valid({ rateFloorPerSec: 101 }), 'rateFloorPerSec'],
+      [valid({ rateCeilingPerSec: 0 }), 'rateCeilingPerSec'],
+      [valid({ rateCeilingPerSec: 100_001, rateFloorPerSec: 1 }), 'rateCeilingPerSec'],
+      [valid({ rateCeilingPerSec: 1.5 }), 'rateCeilingPerSec'],
+      [valid({ tenantRateCapPerSec: 0 }), 'tenantRateCapPerSec'],
+      [valid({ secret: `${newSecret()}${'x'.repeat(4096)}` }), 'secret'],
+      [valid({ secret: '' }), 'secret'],
+      [valid({ config: { nested: { a: 1 } } }), 'config'],
+      [valid({ config: { authToken: newSecret() } }), 'config'],
+      [valid({ config: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }), 'config'],
+      [valid({ tenantId: undefined }), 'tenantId'],
+      [valid({ name: '' }), 'name'],
+      [valid({ unexpected: true }), 'unexpected'],
+    ];
+    const before = await countCredentials();
+    for (const [body, field] of cases) {
+      const answer = await call('POST', '/v1/credentials', body);
+      expectValidationFailure(answer, field);
+    }
+    expect(await countCredentials()).toBe(before);
+  });
+
+  it('answers 404 CREDENTIAL_NOT_FOUND for an unknown id', async () => {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { name: 'x' }],
+    ] as const) {
+      const answer = await call(method, '/v1/credentials/cred_NOPE', body);
+      expect(answer.status).toBe(404);
+      expect((answer.body as unknown as ErrorBody).error.code).toBe('CREDENTIAL_NOT_FOUND');
+    }
+  });
+
+  it("lists a tenant's credentials by id pages, each exactly once", async () => {
+    const tenant = `tenant-list-${randomBytes(3).toString('hex')}`;
+    const created: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const answer = await call(
+        'POST',
+        '/v1/credentials',
+        valid({ tenantId: tenant, name: `c${i}`, secret: newSecret() }),
+      );
+      created.push(answer.body['id'] as string);
+    }
+    await call('POST', '/v1/credentials', valid({ tenantId: `${tenant}-other` }));
+
+    const seen: string[] = [];
+    const pageSizes: number[] = [];
+    let after: string | null = null;
+    do {
+      const query = new URLSearchParams({
+        tenantId: tenant,
+        limit: '3',
+        ...(after === null ? {} : { after }),
+      });
+      const page = await call('GET', `/v1/credentials?${query.toString()}`);
+      expect(page.status).toBe(200);
+      const items = page.body['items'] as { id: string; tenantId: string; hasSecret: boolean }[];
+      for (const item of items) {
+        expect(item).toMatchObject({ tenantId: tenant, hasSecret: true });
+        expect(item).not.toHaveProperty('secret');
+      }
+      seen.push(...items.map((item) => item.id));
+      pageSizes.push(items.length);
+      after = page.body['nextAfter'] as string | null;
+    } while (after !== null);
+    expect(pageSizes).toEqual([3, 3, 1]);
+    expect(seen).toEqual([...created].sort());
+
+    expectValidationFailure(await call('GET', `/v1/credentials?tenantId=${tenant}&limit=0`), 'limit');
+    expectValidationFailure(await call('GET', `/v1/credentials?tenantId=${tenant}&limit=501`), 'limit');
+    expectValidationFailure(await call('GET', '/v1/credentials'), 'tenantId');
+  });
+
+  it('updates name, settings, rates and the secret; refuses immutable fields and bad rates', async () => {
+    const firstSecret = newSecret();
+    const created = await call('POST', '/v1/credentials', valid({ secret: firstSecret }));
+    const id = created.body['id'] as string;
+    const firstSealed = await storedCiphertext(id);
+
+    const secondSecret = newSecret();
+    const updated = await call('PATCH', `/v1/credentials/${id}`, {
+      name: 'Twilio EU (main)',
+      config: { accountSid: 'AC999' },
+      secret: secondSecret,
+      rateCeilingPerSec: 300,
+      rateFloorPerSec: 10,
+      tenantRateCapPerSec: 200,
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({
+      id,
+      name: 'Twilio EU (main)',
+      config: { accountSid: 'AC999' },
+      hasSecret: true,
+      rateCeilingPerSec: 300,
+      rateFloorPerSec: 10,
+      tenantRateCapPerSec: 200,
+      provider: 'twilio',
+      channel: 'sms',
+      createdAt: created.body['createdAt'],
+    });
+    expect(Date.parse(updated.body['updatedAt'] as string)).toBeGreaterThanOrEqual(
+      Date.parse(created.body['updatedAt'] as string),
+    );
+    const secondSealed = await storedCiphertext(id);
+    expect(secondSealed).not.toBe(firstSealed);
+    expect(box.open(secondSealed ?? '')).toBe(secondSecret);
+
+    // Partial update: only the floor; the floor is checked against the stored ceiling.
+    const refused = await call('PATCH', `/v1/credentials/${id}`, { rateFloorPerSec: 301 });
+    expectValidationFailure(refused, 'rateFloorPerSec');
+    const lowered = await call('PATCH', `/v1/credentials/${id}`, { rateFloorPerSec: 300 });
+    expect(lowered.body).toMatchObject({
+      rateFloorPerSec: 300,
+      rateCeilingPerSec: 300,
+      name: 'Twilio EU (main)',
+    });
+    // Secret untouched by an update that does not mention it.
+    expect(await storedCiphertext(id)).toBe(secondSealed);
+
+    for (const [body, field] of [
+      [{ provider: 'ses' }, 'provider'],
+      [{ channel: 'email' }, 'channel'],
+      [{ tenantId: 'other' }, 'tenantId'],
+      [{ name: null }, 'name'],
+      [{ rateCeilingPerSec: null }, 'rateCeilingPerSec'],
+      [{ secret: '' }, 'secret'],
+    ] as const) {
+      expectValidationFailure(await call('PATCH', `/v1/credentials/${id}`, body), field);
+    }
+
+    const cleared = await call('PATCH', `/v1/credentials/${id}`, { secret: null, tenantRateCapPerSec: null });
+    expect(cleared.body).toMatchObject({ hasSecret: false, tenantRateCapPerSec: null });
+    expect(await storedCiphertext(id)).toBeNull();
+  });
+
+  it('never writes a plaintext secret to its log', () => {
+    const log = readFileSync(service.logFile, 'utf8');
+    expect(log).toContain('/v1/credentials');
+    expect(sentSecrets.length).toBeGreaterThan(5);
+    for (const secret of sentSecrets) expect(log).not.toContain(secret);
+  });
+});

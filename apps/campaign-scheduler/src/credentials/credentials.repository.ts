@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import type { Channel, Provider } from '@ums/contracts';
+import { DataSource, type EntityManager } from 'typeorm';
+
+export type CredentialSettings = Record<string, string | number | boolean>;
+
+/** A stored credential; `sealedSecret` is the SecretBox output, never the plaintext. */
+export interface CredentialRecord {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly name: string;
+  readonly provider: Provider;
+  readonly channel: Channel;
+  readonly config: CredentialSettings;
+  readonly sealedSecret: string | null;
+  readonly rateCeilingPerSec: number;
+  readonly rateFloorPerSec: number;
+  readonly tenantRateCapPerSec: number | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export type NewCredential = Omit<CredentialRecord, 'createdAt' | 'updatedAt'>;
+
+/** The fields PATCH may change, already merged with the current values. */
+export type CredentialChanges = Pick<
+  CredentialRecord,
+  'name' | 'config' | 'sealedSecret' | 'rateCeilingPerSec' | 'rateFloorPerSec' | 'tenantRateCapPerSec'
+>;
+
+interface CredentialRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  provider: string;
+  channel: string;
+  config: unknown;
+  secret_ciphertext: string | null;
+  rate_ceiling_per_sec: number | string;
+  rate_floor_per_sec: number | string;
+  tenant_rate_cap_per_sec: number | string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, tenant_id, name, provider, channel, config, secret_ciphertext, rate_ceiling_per_sec,
+  rate_floor_per_sec, tenant_rate_cap_per_sec, created_at, updated_at`;
+
+/** The credentials table (low volume: plain statements, one row at a time). */
+@Injectable()
+export class CredentialsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(credential: NewCredential): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, secret_ciphertext,
+         rate_ceiling_per_sec, rate_floor_per_sec, tenant_rate_cap_per_sec, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
+      [
+        credential.id,
+        credential.tenantId,
+        credential.name,
+        credential.provider,
+        credential.channel,
+        JSON.stringify(credential.config),
+        credential.sealedSecret,
+        credential.rateCeilingPerSec,
+        credential.rateFloorPerSec,
+        credential.tenantRateCapPerSec,
+      ],
+    );
+  }
+
+  async findById(
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<CredentialRecord | undefined> {
+    const rows = (await manager.query(`SELECT ${COLUMNS} FROM credentials WHERE id = ?`, [
+      id,
+    ])) as CredentialRow[];
+    return rows[0] === undefined ? undefined : toRecord(rows[0]);
+  }
+
+  /** A tenant's credentials in id order after `after` (served by idx_credentials_tenant, which ends in the id). */
+  async listByTenant(
+    tenantId: string,
+    after: string | undefined,
+    limit: number,
+  ): Promise<CredentialRecord[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM credentials WHERE tenant_id = ? AND id > ? ORDER BY id LIMIT ?`,
+      [tenantId, after ?? '', limit],
+    )) as CredentialRow[];
+    return rows.map(toRecord);
+  }
+
+  /**
+   * Locks the row, lets `decide` compute the new values from the current ones (it may throw to
+   * refuse), writes them and returns the updated record; undefined when there is no such credential.
+   */
+  async update(
+    id: string,
+    decide: (current: CredentialRecord) => CredentialChanges,
+  ): Promise<CredentialRecord | undefined> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows = (await manager.query(`SELECT ${COLUMNS} FROM credentials WHERE id = ? FOR UPDATE`, [
+        id,
+      ])) as CredentialRow[];
+      if (rows[0] === undefined) return undefined;
+      const next = decide(toRecord(rows[0]));
+      await manager.query(
+        `UPDATE credentials
+            SET name = ?, config = ?, secret_ciphertext = ?, rate_ceiling_per_sec = ?, rate_floor_per_sec = ?,
+                tenant_rate_cap_per_sec = ?, updated_at = UTC_TIMESTAMP(3)
+          WHERE id = ?`,
+        [
+          next.name,
+          JSON.stringify(next.config),
+          next.sealedSecret,
+          next.rateCeilingPerSec,
+          next.rateFloorPerSec,
+          next.tenantRateCapPerSec,
+          id,
+        ],
+      );
+      return this.findById(id, manager);
+    });
+  }
+}
+
+function toRecord(row: CredentialRow): CredentialRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    provider: row.provider as Provider,
+    channel: row.channel as Channel,
+    // MariaDB returns JSON columns as text, MySQL 8 as parsed values.
+    config: (typeof row.config === 'string' ? JSON.parse(row.config) : row.config) as CredentialSettings,
+    sealedSecret: row.secret_ciphertext,
+    rateCeilingPerSec: Number(row.rate_ceiling_per_sec),
+    rateFloorPerSec: Number(row.rate_floor_per_sec),
+    tenantRateCapPerSec: row.tenant_rate_cap_per_sec === null ? null : Number(row.tenant_rate_cap_per_sec),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

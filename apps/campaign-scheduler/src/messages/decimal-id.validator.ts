@@ -1,0 +1,22 @@
+import { registerDecorator, type ValidationArguments } from 'class-validator';
+
+const MAX_BIGINT_UNSIGNED = 18_446_744_073_709_551_615n;
+
+/** True for a BIGINT UNSIGNED id written in decimal (how the API shows auto-increment ids). */
+export function isDecimalId(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{1,20}$/.test(value) && BigInt(value) <= MAX_BIGINT_UNSIGNED;
+}
+
+export function IsDecimalId(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol): void => {
+    registerDecorator({
+      name: 'isDecimalId',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: isDecimalId,
+        defaultMessage: (args: ValidationArguments): string => `${args.property} must be a decimal id`,
+      },
+    });
+  };
+}

@@ -1,0 +1,99 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { NotFoundError } from '@ums/platform';
+import type { Readable } from 'node:stream';
+import type { ListRunMessagesDto } from './list-run-messages.dto';
+import type { MessageFiltersDto } from './message-filters.dto';
+import type { MessageView, RunMessagePage, RunMessageView } from './message.view';
+import { MessagesRepository, type RunMessageFilters } from './messages.repository';
+import { runMessagesCsv } from './run-messages-csv';
+
+/** Rows per keyset page of the CSV export: few round trips, bounded memory. */
+export const EXPORT_PAGE_SIZE = 5000;
+
+/** Per-message status of runs and single sends (read side only; senders write the rows). */
+@Injectable()
+export class MessagesService {
+  private readonly logger = new Logger('messages');
+
+  constructor(private readonly repository: MessagesRepository) {}
+
+  async listRunMessages(
+    campaignId: string,
+    runId: string,
+    query: ListRunMessagesDto,
+  ): Promise<RunMessagePage> {
+    await this.requireRun(campaignId, runId);
+    // One row more than asked tells whether another page exists.
+    const rows = await this.repository.listRunPage(runId, filtersOf(query), query.after, query.limit + 1);
+    const items = rows.slice(0, query.limit);
+    const last = items.at(-1);
+    return { items, nextAfter: rows.length > query.limit && last !== undefined ? last.id : null };
+  }
+
+  /** Checks the run first (so a 404 is a proper answer), then streams the CSV page by page. */
+  async exportRunMessages(campaignId: string, runId: string, filters: MessageFiltersDto): Promise<Readable> {
+    await this.requireRun(campaignId, runId);
+    const repository = this.repository;
+    const selection = filtersOf(filters);
+    async function* pages(): AsyncGenerator<RunMessageView[]> {
+      let after: string | undefined;
+      for (;;) {
+        const page = await repository.listRunPage(runId, selection, after, EXPORT_PAGE_SIZE);
+        if (page.length > 0) yield page;
+        const last = page.at(-1);
+        if (page.length < EXPORT_PAGE_SIZE || last === undefined) return;
+        after = last.id;
+      }
+    }
+    return runMessagesCsv(pages(), (error) => {
+      const code = (error as Error & { code?: unknown }).code;
+      if (code === 'ERR_STREAM_PREMATURE_CLOSE') {
+        this.logger.warn({ campaignId, runId }, 'Message export abandoned by the client');
+      } else {
+        this.logger.error(
+          { err: error, campaignId, runId },
+          'Message export failed part way; response cut off',
+        );
+      }
+    });
+  }
+
+  async getMessage(id: string): Promise<MessageView> {
+    const message = await this.repository.findById(id);
+    if (message === undefined) {
+      throw new NotFoundError('MESSAGE_NOT_FOUND', `No message ${id}`, { messageId: id });
+    }
+    return message;
+  }
+
+  async findByIdempotencyKey(tenantId: string, idempotencyKey: string): Promise<MessageView> {
+    const message = await this.repository.findByIdempotencyKey(tenantId, idempotencyKey);
+    if (message === undefined) {
+      throw new NotFoundError(
+        'MESSAGE_NOT_FOUND',
+        `No message of tenant ${tenantId} for that idempotency key`,
+        {
+          tenantId,
+          idempotencyKey,
+        },
+      );
+    }
+    return message;
+  }
+
+  private async requireRun(campaignId: string, runId: string): Promise<void> {
+    if (!(await this.repository.runBelongsToCampaign(runId, campaignId))) {
+      throw new NotFoundError('RUN_NOT_FOUND', `Campaign ${campaignId} has no run ${runId}`, {
+        campaignId,
+        runId,
+      });
+    }
+  }
+}
+
+function filtersOf(dto: MessageFiltersDto): RunMessageFilters {
+  return {
+    ...(dto.state !== undefined ? { states: dto.state } : {}),
+    ...(dto.recipient !== undefined ? { recipient: dto.recipient } : {}),
+  };
+}

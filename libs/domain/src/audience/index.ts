@@ -1,0 +1,3 @@
+export * from './audience-address';
+export * from './audience-header';
+export * from './audience-row';
