@@ -73,7 +73,8 @@ async function main(): Promise<void> {
     processes.push(scheduler);
     const expander = await startServiceProcess({
       app: 'batch-expander',
-      env: { ...env, LOG_LEVEL: 'warn', EXPANDER_MAX_BATCHES_AHEAD: '100000' },
+      // EXPANDER_* settings of the bench's own environment are passed on (to compare step sizes).
+      env: { ...env, LOG_LEVEL: 'warn', EXPANDER_MAX_BATCHES_AHEAD: '100000', ...expanderOverrides() },
     });
     processes.push(expander);
 
@@ -179,6 +180,14 @@ async function main(): Promise<void> {
     await db.drop();
     await broker?.stop();
   }
+}
+
+function expanderOverrides(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[0].startsWith('EXPANDER_') && entry[1] !== undefined,
+    ),
+  );
 }
 
 async function writeCsv(path: string, rows: number): Promise<void> {

@@ -18,6 +18,14 @@ export interface WorkerDeps {
   readonly owner: string;
 }
 
+interface PreparedStep {
+  readonly items: BatchItemV1[];
+  /** The last contact id of the page; undefined when the audience after the cursor is exhausted (for now). */
+  readonly last: string | undefined;
+  /** A full page: the audience probably goes on, so the next one is worth preparing now. */
+  readonly full: boolean;
+}
+
 type Gate = 'go' | Exclude<WorkerExit, 'expanded' | 'failed'>;
 
 const MAX_CONSECUTIVE_ERRORS = 5;
@@ -88,16 +96,22 @@ export class ExpansionRunWorker {
   private async expand(): Promise<WorkerExit> {
     const exit = await this.publishBacklog();
     if (exit !== undefined) return exit;
-    const { repository, config, owner } = this.deps;
-    const stepRows = config.EXPANDER_BATCH_SIZE * config.EXPANDER_BATCHES_PER_STEP;
+    const { repository, owner } = this.deps;
+    // The database work of the next step (read contacts, create rows) overlaps the Kafka publish
+    // and checkpoint of the current one. A prepared step that is never published is harmless: its
+    // rows lie after the checkpoint cursor, so whoever expands next reads them again.
+    let next: Promise<PreparedStep> | undefined;
     for (;;) {
       const gate = await this.gate();
-      if (gate !== 'go') return gate;
+      if (gate !== 'go') {
+        await next?.catch(() => undefined);
+        return gate;
+      }
       const endTimer = this.deps.metrics.stepSeconds.startTimer();
-      const { campaignId, tenantId, channel } = this.run;
-      const contacts = await repository.contactsAfter(campaignId, tenantId, channel, this.cursor, stepRows);
-      if (contacts.length === 0) {
-        if (await repository.importInProgress(campaignId)) {
+      const step = await (next ?? this.prepare(this.cursor));
+      next = undefined;
+      if (step.last === undefined) {
+        if (await repository.importInProgress(this.run.campaignId)) {
           endTimer();
           await this.nextObservation(); // more rows are coming: look again after the next poll
           continue;
@@ -108,22 +122,39 @@ export class ExpansionRunWorker {
         this.deps.metrics.runsExpanded.inc();
         return 'expanded';
       }
-      await repository.createMessages(this.run, contacts);
-      const last = contacts[contacts.length - 1]?.contactId as string;
-      const pending = await repository.pendingInContactRange(this.run.runId, this.cursor, last);
-      const items: BatchItemV1[] = [];
-      for (const contact of contacts) {
-        const messageId = pending.get(contact.contactId);
-        if (messageId === undefined) continue; // skipped (opted out) or already settled by an earlier attempt
-        items.push(toItem(messageId, contact.address, contact.variables));
+      if (step.full) {
+        next = this.prepare(step.last);
+        next.catch(() => undefined); // awaited (and its error surfaced) on the next iteration
       }
-      const count = await this.publish(items, 'expand');
-      const committed = await repository.commitCheckpoint(this.run, owner, last, count);
+      const count = await this.publish(step.items, 'expand');
+      const committed = await repository.commitCheckpoint(this.run, owner, step.last, count);
       endTimer();
-      if (!committed) return this.fencedOut();
-      this.cursor = last;
+      if (!committed) {
+        await next?.catch(() => undefined);
+        return this.fencedOut();
+      }
+      this.cursor = step.last;
       this.published += count;
     }
+  }
+
+  /** Reads the page after `cursor`, creates its message rows, and collects the still-PENDING ones. */
+  private async prepare(cursor: string): Promise<PreparedStep> {
+    const { repository, config } = this.deps;
+    const stepRows = config.EXPANDER_BATCH_SIZE * config.EXPANDER_BATCHES_PER_STEP;
+    const { campaignId, tenantId, channel } = this.run;
+    const contacts = await repository.contactsAfter(campaignId, tenantId, channel, cursor, stepRows);
+    const last = contacts[contacts.length - 1]?.contactId;
+    if (last === undefined) return { items: [], last: undefined, full: false };
+    await repository.createMessages(this.run, contacts);
+    const pending = await repository.pendingInContactRange(this.run.runId, cursor, last);
+    const items: BatchItemV1[] = [];
+    for (const contact of contacts) {
+      const messageId = pending.get(contact.contactId);
+      if (messageId === undefined) continue; // skipped (opted out) or already settled by an earlier attempt
+      items.push(toItem(messageId, contact.address, contact.variables));
+    }
+    return { items, last, full: contacts.length === stepRows };
   }
 
   /** PENDING messages behind the cursor, keyset on message id; the cursor itself does not move. */

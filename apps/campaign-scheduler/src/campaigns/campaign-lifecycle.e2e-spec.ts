@@ -285,6 +285,51 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
     expect(counters).toMatchObject({ failed: '0', sent: '500', pending: '0' });
   });
 
+  it('expands many runs at once in one expander (no run waits for another to finish)', async () => {
+    const campaigns = Array.from({ length: 20 }, (_, i) => `cmp_par${i}`);
+    for (const campaignId of campaigns) {
+      await seedCampaign(db.settings, {
+        campaignId,
+        tenantId: 'tenant-a',
+        credentialId: 'cred_sms',
+        contacts: 3_000,
+        campaignState: 'DRAFT',
+      });
+    }
+    // A slow sender (5 ms a batch, per partition): every run spends most of its time under backpressure.
+    const probe = await startProbe('parallel', 5);
+    const runIds: string[] = [];
+    for (const campaignId of campaigns) {
+      const started = await call('POST', `/v1/campaigns/${campaignId}/start`);
+      runIds.push(String((started.body['runs'] as { id: string }[])[0]?.id));
+    }
+    let mostInFlight = 0;
+    await waitUntil(
+      'all runs completed',
+      async () => {
+        const rows = (await ds.query(
+          `SELECT state, checkpoint_cursor > 0 AS begun, expanded_at IS NOT NULL AS expanded FROM runs WHERE id IN (?)`,
+          [runIds],
+        )) as { state: string; begun: string; expanded: string }[];
+        const inFlight = rows.filter((r) => Number(r.begun) === 1 && Number(r.expanded) === 0).length;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        return rows.every((r) => r.state === 'COMPLETED');
+      },
+      { timeoutMs: 180_000, intervalMs: 50 },
+    );
+    // Runs progressed side by side, not one after the other.
+    expect(mostInFlight).toBeGreaterThanOrEqual(10);
+    process.stdout.write(`parallel runs: at most ${mostInFlight} of 20 expanding at the same moment\n`);
+    const [counts] = (await ds.query(
+      `SELECT COUNT(*) AS n, COUNT(DISTINCT run_id, contact_id) AS distinct_rows FROM messages WHERE run_id IN (?)`,
+      [runIds],
+    )) as Record<string, unknown>[];
+    expect(Number(counts?.['n'])).toBe(60_000);
+    expect(Number(counts?.['distinct_rows'])).toBe(60_000);
+    await probe.stop();
+    probes.splice(probes.indexOf(probe), 1);
+  });
+
   it('cancels a run scheduled for later', async () => {
     const later = new Date(Date.now() + 3_600_000).toISOString();
     const created = await call(
