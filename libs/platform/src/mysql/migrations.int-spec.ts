@@ -57,7 +57,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'updated_at',
   ],
   audience_rejects: ['id', 'import_id', 'line_no', 'reason', 'raw'],
-  contacts: ['id', 'campaign_id', 'address', 'variables', 'line_no', 'created_at'],
+  contacts: ['id', 'campaign_id', 'address', 'variables', 'line_no', 'created_at', 'import_id'],
   opt_outs: ['tenant_id', 'channel', 'address', 'source', 'created_at'],
   runs: [
     'id',
@@ -152,6 +152,13 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
 };
 const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
 
+// Listed by hand (not read from allMigrations) so that a migration added, dropped or reordered fails here.
+const ALL_MIGRATION_NAMES = [
+  'InitialSchema1763790000000',
+  'MessagesRunRecipientIndex1763834000000',
+  'ContactsImportId1763900000000',
+];
+
 /** Unique keys (PRIMARY included) as "name(col,col)". */
 const EXPECTED_UNIQUE_KEYS: Record<string, string[]> = {
   credentials: ['PRIMARY(id)'],
@@ -182,6 +189,7 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
   runs: ['idx_runs_state_checkpoint(state,checkpoint_at)', 'idx_runs_state_fire(state,fire_at)'],
   messages: [
     'idx_messages_provider_message(provider_message_id)',
+    'idx_messages_run_recipient(run_id,recipient)',
     'idx_messages_run_state(run_id,state)',
     'idx_messages_state_claimed(state,claimed_at)',
   ],
@@ -311,8 +319,8 @@ describe('initial schema migration', () => {
       [runId, contactId, state],
     );
 
-  it('applies the initial schema', async () => {
-    await expect(runPendingMigrations(ds)).resolves.toEqual(['InitialSchema1763790000000']);
+  it('applies every migration in order', async () => {
+    await expect(runPendingMigrations(ds)).resolves.toEqual(ALL_MIGRATION_NAMES);
     await expect(runPendingMigrations(ds)).resolves.toEqual([]);
   });
 
@@ -504,13 +512,13 @@ describe('initial schema migration', () => {
   });
 
   it('reverts every table, leaving only the migrations bookkeeping table', async () => {
-    await expect(revertAllMigrations(ds)).resolves.toBe(1);
+    await expect(revertAllMigrations(ds)).resolves.toBe(ALL_MIGRATION_NAMES.length);
     expect((await tables()).map((row) => row.table_name)).toEqual([MIGRATIONS_TABLE]);
     await expect(revertAllMigrations(ds)).resolves.toBe(0);
   });
 
   it('applies again after a full revert', async () => {
-    await expect(runPendingMigrations(ds)).resolves.toEqual(['InitialSchema1763790000000']);
+    await expect(runPendingMigrations(ds)).resolves.toEqual(ALL_MIGRATION_NAMES);
     expect((await tables()).map((row) => row.table_name).sort()).toEqual(
       [...SCHEMA_TABLES, MIGRATIONS_TABLE].sort(),
     );
