@@ -206,6 +206,55 @@ describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => 
     );
   });
 
+  it('hands its run to another expander on SIGTERM, without waiting for the sweeper', async () => {
+    const campaignId = 'cmp_handoff';
+    await seedCampaign(db.settings, {
+      campaignId,
+      tenantId: 'tenant-c',
+      credentialId: 'cred_handoff',
+      contacts: RECIPIENTS,
+    });
+    // A slow sender keeps the run going long enough to stop its expander in the middle.
+    const probe = await BatchProbe.start({
+      brokers: testBrokers(),
+      topic: new KafkaNames(namespace).topic(Topics.batches.name),
+      groupId: 'probe-handoff',
+      finishIn: db.settings,
+      finishDelayMs: 5,
+    });
+    probes.push(probe);
+    while (expanders.filter((e) => e.process.running).length < 2)
+      await startExpander(`handoff-${expanders.length}`);
+    const runId = await createRun(campaignId);
+    await waitUntil('expansion under way', async () => (await runRow(runId)).cursor >= 20_000, {
+      timeoutMs: 120_000,
+      intervalMs: 20,
+    });
+    const owner = (await runRow(runId)).owner as string;
+    const holder = expanders.find((p) => p.process.running && owner.includes(`:${String(p.process.pid)}:`));
+    if (holder === undefined) throw new Error(`lease owner ${owner} is not a running expander`);
+    const before = await runRow(runId);
+    expect(await holder.process.stop()).toBe(0);
+    const after = await waitUntil(
+      'another expander took the run over',
+      async () => {
+        const row = await runRow(runId);
+        return row.owner !== null && row.owner !== owner ? row : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
+    expect(after.attempts).toBe(before.attempts); // handed over, not swept as stale
+    expect(after.epoch).toBe(before.epoch + 1);
+    expect(after.cursor).toBeGreaterThanOrEqual(before.cursor);
+    await holder.restart();
+    await waitUntil('run completed', async () => (await runRow(runId)).state === 'COMPLETED', {
+      timeoutMs: 180_000,
+      intervalMs: 200,
+    });
+    expect((await runRow(runId)).attempts).toBe(before.attempts);
+    await assertEveryRecipientOnce(campaignId, runId, probe);
+  });
+
   it('retries a run whose expander froze, and fences the frozen expander out when it wakes', async () => {
     const campaignId = 'cmp_freeze';
     await seedCampaign(db.settings, {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { RunRequestedV1, RunRequestReason, Topics } from '@ums/contracts';
 import { KafkaProducer } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
@@ -15,7 +15,7 @@ import { ExpansionRunWorker, type WorkerExit } from './expansion-run.worker';
  * them (seed 002, issue 3: workers sleeping between iterations capped parallel campaigns).
  */
 @Injectable()
-export class ExpansionService implements OnModuleInit, OnApplicationShutdown {
+export class ExpansionService implements OnModuleInit, BeforeApplicationShutdown {
   readonly owner: string;
   private readonly workers = new Map<string, { worker: ExpansionRunWorker; done: Promise<WorkerExit> }>();
   private readonly slotWaiters: (() => void)[] = [];
@@ -40,7 +40,7 @@ export class ExpansionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Graceful shutdown: every worker ends its step, and its run is handed to another replica at once. */
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     this.shuttingDown = true;
     for (const { worker } of this.workers.values()) worker.requestHandOff();
     await Promise.all([...this.workers.values()].map(({ done }) => done));

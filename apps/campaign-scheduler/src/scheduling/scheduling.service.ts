@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { RunRequestReason } from '@ums/contracts';
 import { planCronFire } from '@ums/domain';
 import { PinoLogger } from 'nestjs-pino';
@@ -15,7 +15,7 @@ import { SchedulingRepository } from './scheduling.repository';
  * of replicas: each transaction locks its rows with SKIP LOCKED.
  */
 @Injectable()
-export class SchedulingService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SchedulingService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
@@ -36,7 +36,7 @@ export class SchedulingService implements OnApplicationBootstrap, OnApplicationS
     this.schedule(0);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     await this.ticking;

@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { RunRequestReason } from '@ums/contracts';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
@@ -16,7 +16,7 @@ const AGE_METRIC_LIMIT = 1_000;
  * FAILED. Expanded runs with nothing left to send are completed.
  */
 @Injectable()
-export class SweeperService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SweeperService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
@@ -36,7 +36,7 @@ export class SweeperService implements OnApplicationBootstrap, OnApplicationShut
     this.schedule();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     await this.ticking;
