@@ -111,7 +111,8 @@ export class TopicConsumer<V extends object> {
     const consumer = this.kafka.consumer({
       groupId,
       sessionTimeout: this.sessionTimeoutMs,
-      rebalanceTimeout: 60_000,
+      // A rebalance waits this long for members that have not rejoined (a frozen one holds everybody up).
+      rebalanceTimeout: 2 * this.sessionTimeoutMs,
       heartbeatInterval: Math.min(3_000, Math.floor(this.sessionTimeoutMs / 5)),
       allowAutoTopicCreation: false,
       maxBytesPerPartition: 1_048_576,
