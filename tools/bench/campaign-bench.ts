@@ -140,6 +140,7 @@ async function main(): Promise<void> {
       intervalMs: 250,
     });
 
+    const phases = await phaseBreakdown(expander.url);
     const figures = {
       recipients,
       csvMegabytes: Number(megabytes.toFixed(1)),
@@ -159,6 +160,8 @@ async function main(): Promise<void> {
         recipientsSeenOnKafka: probe.timesSeen.size,
         republished: probe.duplicates().extraCopies,
         expanderPeakRssMb: peakRssMb(expander),
+        /** Mean seconds per step in each phase (the next step's read/create/pending overlap this step's publish). */
+        meanPhaseSeconds: phases,
       },
       at: new Date().toISOString(),
     };
@@ -171,6 +174,12 @@ async function main(): Promise<void> {
     say(
       `expansion: ${figures.expansion.recipientsPerSecond.toLocaleString('en')} recipients/s published ` +
         `(${figures.expansion.seconds} s, ${figures.expansion.batchesPublished} batches), expander peak RSS ${figures.expansion.expanderPeakRssMb} MB`,
+    );
+    say(
+      `expansion phases, mean per step of ${String(Number(process.env['EXPANDER_BATCHES_PER_STEP'] ?? 10) * 100)}: ` +
+        Object.entries(phases)
+          .map(([phase, seconds]) => `${phase} ${(seconds * 1000).toFixed(1)} ms`)
+          .join(', '),
     );
     say(`figures written to ${file}`);
     await ds.destroy();
@@ -212,6 +221,22 @@ async function post<T>(url: string, body: unknown): Promise<T> {
   if (response.status >= 300)
     throw new Error(`${url} answered ${response.status}: ${JSON.stringify(answer)}`);
   return answer;
+}
+
+/** Mean duration of each expansion phase, from the expander's own histogram. */
+async function phaseBreakdown(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const sums = new Map<string, number>();
+  const counts = new Map<string, number>();
+  for (const match of text.matchAll(
+    /^ums_expander_phase_duration_seconds_(sum|count)\{[^}]*phase="(\w+)"[^}]*\} ([\d.e+-]+)$/gm,
+  )) {
+    const [, kind, phase, value] = match as unknown as [string, string, string, string];
+    (kind === 'sum' ? sums : counts).set(phase, Number(value));
+  }
+  return Object.fromEntries(
+    [...sums.entries()].map(([phase, sum]) => [phase, Number((sum / (counts.get(phase) ?? 1)).toFixed(4))]),
+  );
 }
 
 /** Peak resident memory of a live process (VmHWM, Linux). */

@@ -126,8 +126,10 @@ export class ExpansionRunWorker {
         next = this.prepare(step.last);
         next.catch(() => undefined); // awaited (and its error surfaced) on the next iteration
       }
-      const count = await this.publish(step.items, 'expand');
-      const committed = await repository.commitCheckpoint(this.run, owner, step.last, count);
+      const count = await this.timed('publish', () => this.publish(step.items, 'expand'));
+      const committed = await this.timed('checkpoint', () =>
+        repository.commitCheckpoint(this.run, owner, step.last as string, count),
+      );
       endTimer();
       if (!committed) {
         await next?.catch(() => undefined);
@@ -143,11 +145,15 @@ export class ExpansionRunWorker {
     const { repository, config } = this.deps;
     const stepRows = config.EXPANDER_BATCH_SIZE * config.EXPANDER_BATCHES_PER_STEP;
     const { campaignId, tenantId, channel } = this.run;
-    const contacts = await repository.contactsAfter(campaignId, tenantId, channel, cursor, stepRows);
+    const contacts = await this.timed('read', () =>
+      repository.contactsAfter(campaignId, tenantId, channel, cursor, stepRows),
+    );
     const last = contacts[contacts.length - 1]?.contactId;
     if (last === undefined) return { items: [], last: undefined, full: false };
-    await repository.createMessages(this.run, contacts);
-    const pending = await repository.pendingInContactRange(this.run.runId, cursor, last);
+    await this.timed('create', () => repository.createMessages(this.run, contacts));
+    const pending = await this.timed('pending', () =>
+      repository.pendingInContactRange(this.run.runId, cursor, last),
+    );
     const items: BatchItemV1[] = [];
     for (const contact of contacts) {
       const messageId = pending.get(contact.contactId);
@@ -220,6 +226,15 @@ export class ExpansionRunWorker {
     await new Promise<void>((resolve) => (this.wake = resolve));
     this.wake = undefined;
     this.waiting = false;
+  }
+
+  private async timed<T>(phase: string, work: () => Promise<T>): Promise<T> {
+    const end = this.deps.metrics.phaseSeconds.startTimer({ phase });
+    try {
+      return await work();
+    } finally {
+      end();
+    }
   }
 
   private fencedOut(): 'fenced' {

@@ -15,6 +15,7 @@ export class ExpansionMetrics {
   readonly activeRuns: Gauge;
   readonly waitingRuns: Gauge;
   readonly stepSeconds: Histogram;
+  readonly phaseSeconds: Histogram<'phase'>;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -59,6 +60,13 @@ export class ExpansionMetrics {
     this.waitingRuns = new Gauge({
       name: 'ums_expander_backpressured_runs',
       help: 'Runs waiting for senders to catch up',
+      registers,
+    });
+    this.phaseSeconds = new Histogram({
+      name: 'ums_expander_phase_duration_seconds',
+      help: 'Parts of a step: read (audience page), create (message rows), pending (ids read back), publish (Kafka), checkpoint',
+      labelNames: ['phase'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     });
     this.stepSeconds = new Histogram({

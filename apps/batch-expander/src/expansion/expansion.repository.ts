@@ -139,7 +139,12 @@ export class ExpansionRepository {
     );
   }
 
-  /** The next page of the audience after the cursor (keyset on contacts.id, never OFFSET). */
+  /**
+   * The next page of the audience after the cursor (keyset on contacts.id, never OFFSET). The index
+   * is forced: left alone, MariaDB reads it as a ref on campaign_id and filters id > cursor row by
+   * row from the campaign's first contact, so each page cost grew with the cursor (measured: 30 ms
+   * per 1000-row page at 150,000 in, against 4 ms as a range on (campaign_id, id)).
+   */
   async contactsAfter(
     campaignId: string,
     tenantId: string,
@@ -149,7 +154,7 @@ export class ExpansionRepository {
   ): Promise<ContactRow[]> {
     const rows = (await this.dataSource.query(
       `SELECT c.id, c.address, c.variables, o.address IS NOT NULL AS opted_out
-         FROM contacts c
+         FROM contacts c FORCE INDEX (idx_contacts_campaign_id)
          LEFT JOIN opt_outs o ON o.tenant_id = ? AND o.channel = ? AND o.address = c.address
         WHERE c.campaign_id = ? AND c.id > ?
         ORDER BY c.id
@@ -213,7 +218,7 @@ export class ExpansionRepository {
   ): Promise<PendingMessage[]> {
     const rows = (await this.dataSource.query(
       `SELECT m.id, m.contact_id, m.recipient, c.variables
-         FROM messages m JOIN contacts c ON c.id = m.contact_id
+         FROM messages m FORCE INDEX (idx_messages_run_state) JOIN contacts c ON c.id = m.contact_id
         WHERE m.run_id = ? AND m.state = 'PENDING' AND m.id > ? AND m.contact_id <= ?
         ORDER BY m.id
         LIMIT ?`,
