@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Channel, FailureReason, RunState } from '@ums/contracts';
+import { jsonColumn } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 
 /** What the expander needs to know about a run and its campaign, read once when it takes the lease. */
@@ -312,8 +313,6 @@ async function insertMessages(
 }
 
 function parseVariables(raw: unknown): Record<string, string> | null {
-  if (raw === null || raw === undefined) return null;
-  // mysql2 returns JSON columns parsed on MySQL 8 and as text on MariaDB (JSON is LONGTEXT there).
-  const value: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  const value = jsonColumn(raw);
   return value !== null && typeof value === 'object' ? (value as Record<string, string>) : null;
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel } from '@ums/contracts';
 import type { CampaignState } from '@ums/domain';
+import { isoOrNull } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type {
   AudienceImportView,
@@ -247,10 +248,6 @@ function placeholders(rows: number, columns: number): string {
 
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
-}
-
-function isoOrNull(value: unknown): string | null {
-  return value instanceof Date ? value.toISOString() : null;
 }
 
 function toView(row: Row): AudienceImportView {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel } from '@ums/contracts';
 import type { CampaignState, TemplateContent } from '@ums/domain';
+import { isoOrNull as iso, jsonColumn } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { CampaignView } from './campaign.view';
 import type { ScheduleKind } from './create-campaign.dto';
@@ -127,13 +128,8 @@ export class CampaignsRepository {
   }
 }
 
-function iso(value: unknown): string | null {
-  return value instanceof Date ? value.toISOString() : null;
-}
-
 function toView(row: Row): CampaignView {
-  const template: unknown =
-    typeof row['template'] === 'string' ? JSON.parse(row['template']) : row['template'];
+  const template = jsonColumn(row['template']);
   return {
     id: String(row['id']),
     tenantId: String(row['tenant_id']),

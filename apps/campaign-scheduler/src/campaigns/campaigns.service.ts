@@ -51,21 +51,7 @@ export class CampaignsService {
   async create(dto: CreateCampaignDto, sourceRequestId: string | null = null): Promise<CampaignView> {
     const template = checkTemplate(dto.channel, dto.template);
     const schedule = checkSchedule(dto);
-    const credential = await this.campaigns.credential(dto.credentialId);
-    if (credential === undefined || credential.tenantId !== dto.tenantId) {
-      throw InvalidInputError.field(
-        'CREDENTIAL_NOT_FOUND',
-        'credentialId',
-        `no credential ${dto.credentialId} for tenant ${dto.tenantId}`,
-      );
-    }
-    if (credential.channel !== dto.channel) {
-      throw InvalidInputError.field(
-        'CREDENTIAL_CHANNEL_MISMATCH',
-        'credentialId',
-        `credential ${dto.credentialId} sends ${credential.channel}, not ${dto.channel}`,
-      );
-    }
+    await this.checkCredential(dto.tenantId, dto.credentialId, dto.channel);
     const id = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.campaigns.insert(manager, {
         id: `cmp_${ulid()}`,
@@ -84,6 +70,25 @@ export class CampaignsService {
       return inserted.id;
     });
     return (await this.campaigns.find(id)) as CampaignView;
+  }
+
+  /** The credential must exist, belong to the tenant and send on the channel. */
+  async checkCredential(tenantId: string, credentialId: string, channel: Channel): Promise<void> {
+    const credential = await this.campaigns.credential(credentialId);
+    if (credential === undefined || credential.tenantId !== tenantId) {
+      throw InvalidInputError.field(
+        'CREDENTIAL_NOT_FOUND',
+        'credentialId',
+        `no credential ${credentialId} for tenant ${tenantId}`,
+      );
+    }
+    if (credential.channel !== channel) {
+      throw InvalidInputError.field(
+        'CREDENTIAL_CHANNEL_MISMATCH',
+        'credentialId',
+        `credential ${credentialId} sends ${credential.channel}, not ${channel}`,
+      );
+    }
   }
 
   async get(id: string): Promise<CampaignDetailView> {

@@ -1,4 +1,5 @@
 import { RunState } from '@ums/contracts';
+import { isoOrNull as iso } from '@ums/platform';
 
 /** A run as the API shows it: state, checkpoint and progress counters. */
 export interface RunView {
@@ -39,14 +40,6 @@ export const RUN_COLUMNS = `id, campaign_id, fire_at, state, lease_epoch, lease_
   total, pending, sending, sent, delivered, read_count, failed, unknown, skipped, created_at, updated_at`;
 
 type Row = Record<string, unknown>;
-
-function iso(value: unknown): string | null {
-  return value instanceof Date
-    ? value.toISOString()
-    : value === null || value === undefined
-      ? null
-      : String(value);
-}
 
 export function toRunView(row: Row): RunView {
   const n = (key: string): number => Number(row[key]);

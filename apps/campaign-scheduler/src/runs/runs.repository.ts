@@ -139,6 +139,15 @@ export class RunsRepository {
     return { id: String(rows[0]?.['id']), created: false };
   }
 
+  /** The tenant of each campaign, for run requests (read without locks). */
+  async tenantsOf(manager: EntityManager, campaignIds: readonly string[]): Promise<Map<string, string>> {
+    if (campaignIds.length === 0) return new Map();
+    const rows = (await manager.query('SELECT id, tenant_id FROM campaigns WHERE id IN (?)', [
+      [...new Set(campaignIds)],
+    ])) as Row[];
+    return new Map(rows.map((row) => [String(row['id']), String(row['tenant_id'])]));
+  }
+
   async dbNow(): Promise<Date> {
     const rows = (await this.dataSource.query('SELECT UTC_TIMESTAMP(3) AS now')) as Row[];
     return rows[0]?.['now'] as Date;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { RunsRepository } from '../runs/runs.repository';
 
 type Row = Record<string, unknown>;
 
@@ -23,6 +24,8 @@ export interface DueRun {
  */
 @Injectable()
 export class SchedulingRepository {
+  constructor(private readonly runs: RunsRepository) {}
+
   async lockDueCrons(manager: EntityManager, now: Date, limit: number): Promise<DueCron[]> {
     const rows = (await manager.query(
       `SELECT id, cron_expression, time_zone, next_fire_at FROM campaigns
@@ -55,11 +58,10 @@ export class SchedulingRepository {
       [now, limit],
     )) as Row[];
     if (rows.length === 0) return [];
-    const campaignIds = [...new Set(rows.map((row) => String(row['campaign_id'])))];
-    const tenants = (await manager.query('SELECT id, tenant_id FROM campaigns WHERE id IN (?)', [
-      campaignIds,
-    ])) as Row[];
-    const tenantOf = new Map(tenants.map((row) => [String(row['id']), String(row['tenant_id'])]));
+    const tenantOf = await this.runs.tenantsOf(
+      manager,
+      rows.map((row) => String(row['campaign_id'])),
+    );
     return rows.map((row) => ({
       runId: String(row['id']),
       campaignId: String(row['campaign_id']),

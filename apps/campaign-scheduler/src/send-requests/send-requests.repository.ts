@@ -26,16 +26,6 @@ export interface StoredSingle {
 export class SendRequestsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async credential(id: string): Promise<{ tenantId: string; channel: Channel } | undefined> {
-    const rows = (await this.dataSource.query('SELECT tenant_id, channel FROM credentials WHERE id = ?', [
-      id,
-    ])) as Row[];
-    const row = rows[0];
-    return row === undefined
-      ? undefined
-      : { tenantId: String(row['tenant_id']), channel: row['channel'] as Channel };
-  }
-
   async isOptedOut(tenantId: string, channel: Channel, address: string): Promise<boolean> {
     const rows = (await this.dataSource.query(
       'SELECT 1 AS x FROM opt_outs WHERE tenant_id = ? AND channel = ? AND address = ?',

@@ -54,7 +54,7 @@ export class SendRequestsService {
   private async single(request: SendRequestV1): Promise<void> {
     const recipient = request.recipient;
     if (recipient === undefined) throw refuse('RECIPIENT_MISSING', 'recipient is required for a single send');
-    await this.checkCredential(request);
+    await this.campaigns.checkCredential(request.tenantId, request.credentialId, request.channel);
     const normalize = addressNormalizerFor(
       request.channel,
       request.defaultCountry === undefined ? undefined : phoneCountry(request.defaultCountry),
@@ -142,22 +142,6 @@ export class SendRequestsService {
       { requestId: request.requestId, campaignId: campaign.id },
       'Bulk request started a campaign',
     );
-  }
-
-  private async checkCredential(request: SendRequestV1): Promise<void> {
-    const credential = await this.repository.credential(request.credentialId);
-    if (credential === undefined || credential.tenantId !== request.tenantId) {
-      throw refuse(
-        'CREDENTIAL_NOT_FOUND',
-        `credentialId: no credential ${request.credentialId} for tenant ${request.tenantId}`,
-      );
-    }
-    if (credential.channel !== request.channel) {
-      throw refuse(
-        'CREDENTIAL_CHANNEL_MISMATCH',
-        `credentialId: sends ${credential.channel}, not ${request.channel}`,
-      );
-    }
   }
 
   private async publishSkipped(

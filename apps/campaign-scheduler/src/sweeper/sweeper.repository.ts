@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { RunsRepository } from '../runs/runs.repository';
 
 type Row = Record<string, unknown>;
 
@@ -20,7 +21,10 @@ export interface CheckpointAge {
 
 @Injectable()
 export class SweeperRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly runs: RunsRepository,
+  ) {}
 
   /**
    * Runs handed to an expander (SCHEDULED) or being expanded (RUNNING, not yet expanded) whose
@@ -35,11 +39,10 @@ export class SweeperRepository {
       [deadlineMs * 1000, limit],
     )) as Row[];
     if (rows.length === 0) return [];
-    const campaignIds = [...new Set(rows.map((row) => String(row['campaign_id'])))];
-    const tenants = (await manager.query('SELECT id, tenant_id FROM campaigns WHERE id IN (?)', [
-      campaignIds,
-    ])) as Row[];
-    const tenantOf = new Map(tenants.map((row) => [String(row['id']), String(row['tenant_id'])]));
+    const tenantOf = await this.runs.tenantsOf(
+      manager,
+      rows.map((row) => String(row['campaign_id'])),
+    );
     return rows.map((row) => ({
       runId: String(row['id']),
       campaignId: String(row['campaign_id']),

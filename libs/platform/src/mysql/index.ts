@@ -4,3 +4,4 @@ export * from './migrations';
 export * from './mysql-connection-settings';
 export * from './mysql-settings.mapper';
 export * from './mysql.module';
+export * from './sql-values';
