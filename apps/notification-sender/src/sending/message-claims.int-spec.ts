@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { FailureReason } from '@ums/contracts';
+import { createDataSource, runPendingMigrations } from '@ums/platform';
+import { createTestDatabase, seedCampaign } from '@ums/testing';
+import type { DataSource } from 'typeorm';
+import { MessageClaimsRepository } from './message-claims.repository';
+
+describe('message claims (real MariaDB)', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let ds: DataSource;
+  let repo: MessageClaimsRepository;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('message_claims');
+    ds = createDataSource({ ...db.settings, poolSize: 12 });
+    await ds.initialize();
+    await runPendingMigrations(ds);
+    repo = new MessageClaimsRepository(ds);
+  });
+
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  /** A RUNNING run of `n` PENDING messages, with its counters set as the expander leaves them. */
+  async function run(
+    campaignId: string,
+    n: number,
+    state = 'RUNNING',
+  ): Promise<{ runId: string; ids: string[] }> {
+    await seedCampaign(db.settings, {
+      campaignId,
+      tenantId: 't',
+      credentialId: `cred_${campaignId}`,
+      contacts: n,
+    });
+    const result = (await ds.query(
+      `INSERT INTO runs (campaign_id, fire_at, state, total, pending) VALUES (?, UTC_TIMESTAMP(3), ?, ?, ?)`,
+      [campaignId, state, n, n],
+    )) as { insertId: number };
+    const runId = String(result.insertId);
+    await ds.query(
+      `INSERT INTO messages (run_id, campaign_id, tenant_id, contact_id, channel, credential_id, recipient, lane, state)
+       SELECT ?, campaign_id, 't', id, 'sms', ?, address, 'bulk', 'PENDING' FROM contacts WHERE campaign_id = ?`,
+      [runId, `cred_${campaignId}`, campaignId],
+    );
+    const ids = (
+      (await ds.query('SELECT id FROM messages WHERE run_id = ? ORDER BY id', [runId])) as { id: string }[]
+    ).map((r) => String(r.id));
+    return { runId, ids };
+  }
+
+  async function countersMatchRows(runId: string): Promise<void> {
+    const [counters] = (await ds.query(
+      'SELECT pending, sending, sent, failed, unknown FROM runs WHERE id = ?',
+      [runId],
+    )) as Record<string, string>[];
+    const rows = (await ds.query(
+      'SELECT state, COUNT(*) AS n FROM messages WHERE run_id = ? GROUP BY state',
+      [runId],
+    )) as { state: string; n: string }[];
+    const count = (state: string): number => Number(rows.find((r) => r.state === state)?.n ?? 0);
+    expect({
+      pending: Number(counters?.['pending']),
+      sending: Number(counters?.['sending']),
+      sent: Number(counters?.['sent']),
+      failed: Number(counters?.['failed']),
+      unknown: Number(counters?.['unknown']),
+    }).toEqual({
+      pending: count('PENDING'),
+      sending: count('SENDING'),
+      sent: count('SENT'),
+      failed: count('FAILED'),
+      unknown: count('UNKNOWN'),
+    });
+  }
+
+  it('gives each message to exactly one of many concurrent claimers', async () => {
+    const { runId, ids } = await run('cmp_race', 2_000);
+    // Eight "senders" claim overlapping batches (every id offered four times) at once.
+    const batches: string[][] = [];
+    for (let copy = 0; copy < 4; copy++)
+      for (let i = 0; i < ids.length; i += 100) batches.push(ids.slice(i, i + 100));
+    const results = await Promise.all(batches.map((batch) => repo.claim(batch, randomUUID())));
+    const claimed = results.flatMap((r) => r.claimed.map((m) => m.id));
+    expect(claimed).toHaveLength(ids.length);
+    expect(new Set(claimed).size).toBe(ids.length);
+    const [row] = (await ds.query(
+      `SELECT COUNT(*) AS n FROM messages WHERE run_id = ? AND state = 'SENDING'`,
+      [runId],
+    )) as { n: string }[];
+    expect(Number(row?.n)).toBe(ids.length);
+    await countersMatchRows(runId);
+  });
+
+  it('holds messages of paused runs as PENDING, and claims single sends', async () => {
+    const { ids } = await run('cmp_paused', 10, 'PAUSED');
+    const result = await repo.claim(ids, randomUUID());
+    expect(result.claimed).toHaveLength(0);
+    expect(result.held.sort()).toEqual([...ids].sort());
+    await ds.query(
+      `INSERT INTO messages (campaign_id, tenant_id, channel, credential_id, recipient, lane, state, idempotency_key, content)
+       VALUES ('snd_x', 't', 'sms', 'cred_x', '+4915123456789', 'priority', 'PENDING', 'req-1', '{"content":{"text":"hi"},"variables":null}')`,
+    );
+    const [single] = (await ds.query(`SELECT id FROM messages WHERE idempotency_key = 'req-1'`)) as {
+      id: string;
+    }[];
+    const claimed = await repo.claim([String(single?.id)], randomUUID());
+    expect(claimed.claimed[0]).toMatchObject({
+      runId: null,
+      attempts: 1,
+      stored: { content: { text: 'hi' } },
+    });
+  });
+
+  it('records outcomes only under the claim token, and moves counters with the rows', async () => {
+    const { runId, ids } = await run('cmp_record', 300);
+    const token = randomUUID();
+    const { claimed } = await repo.claim(ids, token);
+    expect(claimed).toHaveLength(300);
+    const outcomes = [
+      ...ids.slice(0, 200).map((id) => ({ id, kind: 'sent' as const, providerMessageId: `p-${id}` })),
+      ...ids.slice(200, 250).map((id) => ({
+        id,
+        kind: 'failed' as const,
+        reason: FailureReason.InvalidRecipient,
+        code: '21211',
+        text: 'invalid To',
+      })),
+      ...ids
+        .slice(250)
+        .map((id) => ({ id, kind: 'released' as const, reason: FailureReason.Throttled, code: '429' })),
+    ];
+    // Another sender's token changes nothing.
+    expect(await repo.record(randomUUID(), outcomes)).toHaveLength(0);
+    const changes = await repo.record(token, outcomes);
+    expect(changes).toHaveLength(300);
+    expect(await repo.record(token, outcomes)).toHaveLength(0); // recorded once
+    const rows = (await ds.query(
+      'SELECT id, state, provider_message_id, reason, error_code, claim_token FROM messages WHERE run_id = ? ORDER BY id',
+      [runId],
+    )) as Record<string, string | null>[];
+    expect(rows[0]).toMatchObject({ state: 'SENT', provider_message_id: `p-${ids[0]}` });
+    expect(rows[220]).toMatchObject({ state: 'FAILED', reason: 'invalid-recipient', error_code: '21211' });
+    expect(rows[299]).toMatchObject({ state: 'PENDING', reason: 'throttled', claim_token: null });
+    await countersMatchRows(runId);
+    // Released messages are claimable again (their retry tier comes back).
+    expect((await repo.claim(ids.slice(250), randomUUID())).claimed).toHaveLength(50);
+    await countersMatchRows(runId);
+  });
+
+  it('turns claims never recorded into UNKNOWN, which are never claimed again', async () => {
+    const { runId, ids } = await run('cmp_unknown', 40);
+    const token = randomUUID();
+    await repo.claim(ids, token);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const expired = await repo.expireClaims(1_000, 10_000); // earlier tests left claims too
+    expect(expired.filter((c) => c.runId === runId)).toHaveLength(40);
+    expect((await repo.claim(ids, randomUUID())).claimed).toHaveLength(0);
+    // The late result of the dead claim does not overwrite UNKNOWN (the callback settles it).
+    expect(
+      await repo.record(
+        token,
+        ids.map((id) => ({ id, kind: 'sent' as const, providerMessageId: 'late' })),
+      ),
+    ).toHaveLength(0);
+    await countersMatchRows(runId);
+  });
+});
