@@ -1,0 +1,601 @@
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { NestFactory } from '@nestjs/core';
+import { Redis } from 'ioredis';
+import { PinoLogger } from 'nestjs-pino';
+import { InvalidInputError, loadConfig, MetricsRegistry, PlatformModule } from '@ums/platform';
+import { testRedisUrl } from '@ums/testing';
+import { RateLimitConfig } from './rate-limit.config';
+import { RateLimitMetrics } from './rate-limit.metrics';
+import { RateLimitModule } from './rate-limit.module';
+import { RateLimitRepository } from './rate-limit.repository';
+import { type AcquireRequest, RateLimitService, type SendOutcome } from './rate-limit.service';
+
+jest.setTimeout(60_000);
+
+/**
+ * Real Redis, several RateLimitService instances with their own connections (as sender replicas
+ * would have). Time-based checks are the acceptance criteria themselves (counts per 1-second
+ * window of grants, shares of a credential, a priority wait), measured from the Redis server time
+ * of each grant; they hold with wide margins.
+ */
+describe('rate limiting against Redis', () => {
+  const runPrefix = `t-rl-${randomBytes(4).toString('hex')}:`;
+  const clients: Redis[] = [];
+  const logger = new PinoLogger({ pinoHttp: { level: 'silent' } });
+  let suite = 0;
+
+  function replicas(count: number, env: Record<string, string> = {}): RateLimitService[] {
+    const config = loadConfig(RateLimitConfig, { RATE_LIMIT_KEY_PREFIX: `${runPrefix}${++suite}:`, ...env });
+    return Array.from({ length: count }, () => {
+      const redis = new Redis(testRedisUrl(), { enableAutoPipelining: true, maxRetriesPerRequest: 3 });
+      clients.push(redis);
+      const metrics = new RateLimitMetrics(new MetricsRegistry('notification-sender-test'));
+      return new RateLimitService(new RateLimitRepository(redis, config), config, metrics, logger);
+    });
+  }
+
+  afterAll(async () => {
+    const redis = clients[0];
+    if (redis !== undefined) {
+      const keys = await redis.keys(`${runPrefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+    }
+    await Promise.all(clients.map((c) => c.quit()));
+  });
+
+  const credential = (name: string): string => `cred-${name}-${randomBytes(3).toString('hex')}`;
+
+  it('keeps three replicas on one credential within its rate in every 1-second window', async () => {
+    const services = replicas(3);
+    const base = {
+      credentialId: credential('a'),
+      tenantId: 'tenant-a',
+      campaignId: 'c1',
+      lane: 'bulk',
+    } as const;
+    const grants = await flood(
+      services.map((service) => ({
+        service,
+        request: { ...base, want: 100, ceiling: 200, floor: 200 },
+        loops: 4,
+      })),
+      5000,
+    );
+    const windowMax = maxPerWindow(grants, 1000);
+    const total = sum(grants);
+    report('3 replicas at 200/s for 5 s', {
+      windowMax,
+      total,
+      perReplica: services.map((_, i) => sum(grants.filter((g) => g.caller === i))),
+    });
+    expect(windowMax).toBeLessThanOrEqual(210);
+    // The limiter itself does not hold senders back: most of the 5 s x 200/s is granted.
+    expect(total).toBeGreaterThanOrEqual(0.85 * 200 * 5);
+    for (let i = 0; i < 3; i++) expect(sum(grants.filter((g) => g.caller === i))).toBeGreaterThan(0);
+  });
+
+  it('splits a credential evenly between two campaigns, however many callers each has', async () => {
+    const services = replicas(3);
+    const base = {
+      credentialId: credential('b'),
+      tenantId: 'tenant-b',
+      lane: 'bulk',
+      want: 100,
+      ceiling: 200,
+      floor: 200,
+    } as const;
+    // The big campaign asks from every replica with many loops; the small one from one replica.
+    const grants = await flood(
+      [
+        ...services.map((service) => ({ service, request: { ...base, campaignId: 'big' }, loops: 6 })),
+        { service: services[1] as RateLimitService, request: { ...base, campaignId: 'small' }, loops: 1 },
+      ],
+      5000,
+    );
+    const big = sum(grants.filter((g) => g.request.campaignId === 'big'));
+    const small = sum(grants.filter((g) => g.request.campaignId === 'small'));
+    report('two campaigns at 200/s for 5 s', {
+      big,
+      small,
+      share: small / (big + small),
+      windowMax: maxPerWindow(grants, 1000),
+    });
+    expect(small / (big + small)).toBeGreaterThanOrEqual(0.4);
+    expect(small / (big + small)).toBeLessThanOrEqual(0.6);
+    expect(maxPerWindow(grants, 1000)).toBeLessThanOrEqual(210);
+  });
+
+  it("gives an idle campaign's share to the campaigns still sending", async () => {
+    const services = replicas(2);
+    const base = {
+      credentialId: credential('c'),
+      tenantId: 'tenant-c',
+      lane: 'bulk',
+      want: 100,
+      ceiling: 200,
+      floor: 200,
+    } as const;
+    const [first, second] = services as [RateLimitService, RateLimitService];
+    const stays = flood([{ service: first, request: { ...base, campaignId: 'stays' }, loops: 2 }], 5000);
+    await flood([{ service: second, request: { ...base, campaignId: 'leaves' }, loops: 2 }], 2000);
+    const grants = await stays;
+    const start = Math.min(...grants.map((g) => g.at));
+    const whileShared = sum(grants.filter((g) => g.at - start >= 500 && g.at - start < 1500));
+    const alone = sum(grants.filter((g) => g.at - start >= 3500 && g.at - start < 4500));
+    report('share of a campaign that stays', { whileShared, alone });
+    expect(whileShared).toBeLessThanOrEqual(0.6 * 200);
+    expect(alone).toBeGreaterThanOrEqual(0.8 * 200);
+  });
+
+  it('grants a priority send within a second while a bulk flood saturates the credential', async () => {
+    const services = replicas(3);
+    const credentialId = credential('d');
+    const bulk = {
+      credentialId,
+      tenantId: 'tenant-d',
+      campaignId: 'flood',
+      lane: 'bulk',
+      want: 100,
+      ceiling: 200,
+      floor: 200,
+    } as const;
+    const flooding = flood(
+      services.map((service) => ({ service, request: bulk, loops: 4 })),
+      5000,
+    );
+    await sleep(1500);
+    const waits: number[] = [];
+    const priorityGrants: Grant[] = [];
+    for (let i = 0; i < 12; i++) {
+      const service = services[i % 3] as RateLimitService;
+      const request: AcquireRequest = {
+        credentialId,
+        tenantId: 'tenant-d',
+        lane: 'priority',
+        want: 1,
+        ceiling: 200,
+        floor: 200,
+      };
+      const started = performance.now();
+      const result = await service.take(request);
+      waits.push(performance.now() - started);
+      priorityGrants.push({ at: result.serverTimeMs, n: result.granted, caller: -1, request });
+      await sleep(200);
+    }
+    const grants = [...(await flooding), ...priorityGrants];
+    const bulkTotal = sum(grants.filter((g) => g.request.lane === 'bulk'));
+    report('priority during a bulk flood at 200/s', {
+      maxWaitMs: Math.round(Math.max(...waits)),
+      waits: waits.map(Math.round),
+      bulkTotal,
+      windowMax: maxPerWindow(grants, 1000),
+    });
+    expect(Math.max(...waits)).toBeLessThan(1000);
+    expect(maxPerWindow(grants, 1000)).toBeLessThanOrEqual(210);
+    // Bulk was really saturating the credential meanwhile.
+    expect(bulkTotal).toBeGreaterThanOrEqual(0.8 * 200 * 5);
+  });
+
+  it('holds a tenant to its cap while another tenant uses the rest of the credential', async () => {
+    const services = replicas(3);
+    const base = {
+      credentialId: credential('e'),
+      lane: 'bulk',
+      want: 100,
+      ceiling: 1000,
+      floor: 1000,
+    } as const;
+    const grants = await flood(
+      [
+        ...services.map((service) => ({
+          service,
+          request: { ...base, tenantId: 'capped', campaignId: 'c-capped', tenantCapPerSec: 100 },
+          loops: 2,
+        })),
+        ...services.map((service) => ({
+          service,
+          request: { ...base, tenantId: 'free', campaignId: 'c-free' },
+          loops: 2,
+        })),
+      ],
+      4000,
+    );
+    const capped = grants.filter((g) => g.request.tenantId === 'capped');
+    const free = grants.filter((g) => g.request.tenantId === 'free');
+    report('tenant cap 100/s on a 1000/s credential for 4 s', {
+      cappedWindowMax: maxPerWindow(capped, 1000),
+      capped: sum(capped),
+      free: sum(free),
+      windowMax: maxPerWindow(grants, 1000),
+    });
+    expect(maxPerWindow(capped, 1000)).toBeLessThanOrEqual(105);
+    expect(sum(capped)).toBeGreaterThanOrEqual(0.85 * 100 * 4);
+    expect(maxPerWindow(grants, 1000)).toBeLessThanOrEqual(1050);
+    // The other tenant is not held to an even split: it gets what the capped tenant cannot use.
+    expect(sum(free)).toBeGreaterThanOrEqual(0.75 * 900 * 4);
+  });
+
+  it('cuts the rate once on a burst of congestion reported by three replicas, and raises it again on recovery', async () => {
+    const services = replicas(3, { RATE_LIMIT_AIMD_INTERVAL_MS: '200', RATE_LIMIT_AIMD_COOLDOWN_MS: '500' });
+    const [first] = services as [RateLimitService];
+    const request: AcquireRequest = {
+      credentialId: credential('f'),
+      tenantId: 'tenant-f',
+      campaignId: 'c',
+      lane: 'bulk',
+      want: 1,
+      ceiling: 1000,
+      floor: 100,
+    };
+    expect((await first.acquire(request)).rate).toBe(1000);
+    const congested: SendOutcome = { accepted: 50, congested: 50, errors5xx: 0, timeouts: 0 };
+    const results = await Promise.all(services.map((s) => s.report(request.credentialId, congested)));
+    expect(results.filter((r) => r?.applied === true && r.step.action === 'decrease')).toHaveLength(1);
+    expect((await first.acquire(request)).rate).toBe(500);
+    // Inside the cooldown more congestion is discarded, not cut again.
+    expect(await first.report(request.credentialId, congested)).toMatchObject({
+      step: { action: 'restart', reason: 'cooldown' },
+    });
+    expect((await first.acquire(request)).rate).toBe(500);
+    // An idle credential does not climb.
+    await sleep(250);
+    expect(await first.report(request.credentialId, { ...congested, congested: 0 })).toMatchObject({
+      step: { action: 'restart', reason: 'underused' },
+    });
+    // Used near its rate and healthy: one step (5% of the ceiling) per interval.
+    const rates: number[] = [];
+    await flood(
+      services.map((service) => ({
+        service,
+        request: { ...request, want: 50 },
+        loops: 2,
+        after: async (granted: number) => {
+          const r = await service.report(request.credentialId, {
+            accepted: granted,
+            congested: 0,
+            errors5xx: 0,
+            timeouts: 0,
+          });
+          if (r?.applied === true) rates.push(r.step.action === 'hold' ? 0 : r.step.rate);
+        },
+      })),
+      1500,
+    );
+    const rate = (await first.acquire(request)).rate;
+    report('AIMD after recovery', { rate, applied: rates });
+    expect(rate).toBeGreaterThanOrEqual(750);
+    expect(rates.every((r, i) => i === 0 || r >= (rates[i - 1] ?? 0))).toBe(true);
+  });
+
+  it('settles near a provider capacity of 65% of the ceiling, and follows it when it doubles', async () => {
+    // Time compressed: intervals of 250 ms stand for the default 1 s (30 s become 7.5 s).
+    const services = replicas(3, { RATE_LIMIT_AIMD_INTERVAL_MS: '250', RATE_LIMIT_AIMD_COOLDOWN_MS: '250' });
+    const provider = new SimulatedProvider(650);
+    const request = {
+      credentialId: credential('g'),
+      tenantId: 'tenant-g',
+      campaignId: 'c',
+      lane: 'bulk',
+      want: 50,
+      ceiling: 1000,
+      floor: 50,
+    } as const;
+    const sends: { at: number; accepted: number; congested: number }[] = [];
+    const started = performance.now();
+    const doubling = sleep(10_000).then(() => provider.setCapacity(1300));
+    await flood(
+      services.map((service) => ({
+        service,
+        request,
+        loops: 3,
+        after: async (granted: number) => {
+          const accepted = provider.send(granted);
+          sends.push({ at: performance.now() - started, accepted, congested: granted - accepted });
+          await sleep(5);
+          await service.report(request.credentialId, {
+            accepted,
+            congested: granted - accepted,
+            errors5xx: 0,
+            timeouts: 0,
+          });
+        },
+      })),
+      15_000,
+    );
+    await doubling;
+    const perSecond = (from: number, to: number): { accepted: number; congested: number }[] =>
+      Array.from({ length: to - from }, (_, i) => {
+        const inSecond = sends.filter((s) => s.at >= (from + i) * 1000 && s.at < (from + i + 1) * 1000);
+        return { accepted: sum2(inSecond, 'accepted'), congested: sum2(inSecond, 'congested') };
+      });
+    const settled = perSecond(4, 10);
+    const doubled = perSecond(13, 15);
+    const congestedShare =
+      sum2(settled, 'congested') / (sum2(settled, 'accepted') + sum2(settled, 'congested'));
+    report('AIMD against a 650/s provider (ceiling 1000), then 1300/s', { settled, congestedShare, doubled });
+    for (const s of settled) {
+      expect(s.accepted).toBeGreaterThanOrEqual(0.5 * 650);
+      expect(s.accepted).toBeLessThanOrEqual(650 * 1.1);
+    }
+    expect(congestedShare).toBeLessThan(0.05);
+    for (const s of doubled) expect(s.accepted).toBeGreaterThanOrEqual(0.8 * 1000);
+  });
+
+  it("is wired by RateLimitModule on the platform's Redis connection, with its metrics", async () => {
+    const platform = PlatformModule.forService({
+      service: 'notification-sender',
+      kafka: false,
+      mysql: false,
+      redis: true,
+      configs: [RateLimitConfig],
+      env: {
+        HTTP_PORT: '0',
+        LOG_LEVEL: 'silent',
+        REDIS_URL: testRedisUrl(),
+        RATE_LIMIT_KEY_PREFIX: `${runPrefix}nest:`,
+      },
+    });
+    const app = await NestFactory.createApplicationContext(
+      { module: class RateLimitFixture {}, imports: [platform, RateLimitModule] },
+      { logger: false },
+    );
+    try {
+      const service = app.get(RateLimitService);
+      const request: AcquireRequest = {
+        credentialId: 'wired',
+        tenantId: 't',
+        campaignId: 'c',
+        lane: 'bulk',
+        want: 3,
+        ceiling: 50,
+        floor: 5,
+      };
+      expect(await service.acquire(request)).toMatchObject({ granted: 1, rate: 50 });
+      const scrape = await app.get(MetricsRegistry).metrics();
+      expect(scrape).toContain('ums_rate_limit_rate{credential="wired",service="notification-sender"} 50');
+      expect(scrape).toContain(
+        'ums_rate_limit_tokens_granted_total{credential="wired",lane="bulk",service="notification-sender"} 1',
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('starts a credential at the configured end and keeps its rate within the bounds each caller gives', async () => {
+    const [fromFloor] = replicas(1, { RATE_LIMIT_AIMD_START: 'floor' }) as [RateLimitService];
+    const request: AcquireRequest = {
+      credentialId: credential('j'),
+      tenantId: 't',
+      lane: 'priority',
+      want: 1,
+      ceiling: 800,
+      floor: 40,
+    };
+    expect((await fromFloor.acquire(request)).rate).toBe(40);
+    expect((await fromFloor.acquire({ ...request, floor: 60 })).rate).toBe(60);
+    const [fromCeiling] = replicas(1) as [RateLimitService];
+    const other = { ...request, credentialId: credential('k') };
+    expect((await fromCeiling.acquire(other)).rate).toBe(800);
+    expect((await fromCeiling.acquire({ ...other, ceiling: 300 })).rate).toBe(300);
+  });
+
+  it('refuses malformed requests and outcomes with field errors', async () => {
+    const [service] = replicas(1) as [RateLimitService];
+    const ok: AcquireRequest = {
+      credentialId: 'x',
+      tenantId: 't',
+      campaignId: 'c',
+      lane: 'bulk',
+      want: 1,
+      ceiling: 10,
+      floor: 1,
+    };
+    await expect(service.acquire({ ...ok, campaignId: undefined })).rejects.toMatchObject({
+      fields: [{ field: 'campaignId' }],
+    });
+    await expect(service.acquire({ ...ok, want: 0 })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(service.acquire({ ...ok, want: 1.5 })).rejects.toMatchObject({
+      fields: [{ field: 'want' }],
+    });
+    await expect(service.acquire({ ...ok, floor: 20 })).rejects.toMatchObject({
+      fields: [{ field: 'ceiling' }],
+    });
+    await expect(service.acquire({ ...ok, tenantCapPerSec: 0 })).rejects.toMatchObject({
+      fields: [{ field: 'tenantCapPerSec' }],
+    });
+    await expect(
+      service.report('x', { accepted: -1, congested: 0, errors5xx: 0, timeouts: 0 }),
+    ).rejects.toMatchObject({ fields: [{ field: 'accepted' }] });
+    // Priority sends need no campaign; a report for a credential never acquired changes nothing.
+    expect((await service.acquire({ ...ok, lane: 'priority', campaignId: undefined })).granted).toBe(1);
+    expect(
+      await service.report('never-acquired', { accepted: 1, congested: 0, errors5xx: 0, timeouts: 0 }),
+    ).toBeUndefined();
+  });
+
+  it('gives every key a TTL, so idle credentials vanish', async () => {
+    const [service] = replicas(1, { RATE_LIMIT_KEY_TTL_SEC: '60' });
+    const credentialId = credential('h');
+    const request: AcquireRequest = {
+      credentialId,
+      tenantId: 'tenant-h',
+      campaignId: 'c',
+      lane: 'bulk',
+      want: 1,
+      ceiling: 10,
+      floor: 1,
+      tenantCapPerSec: 5,
+    };
+    await (service as RateLimitService).acquire(request);
+    await (service as RateLimitService).acquire({ ...request, campaignId: 'c2' });
+    const redis = clients[0] as Redis;
+    const keys = await redis.keys(`${runPrefix}${suite}:*`);
+    expect(keys.length).toBe(4);
+    for (const key of keys) {
+      const ttl = await redis.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    }
+  });
+
+  it('wakes a waiting caller with an abort error on shutdown', async () => {
+    const [service] = replicas(1) as [RateLimitService];
+    const request: AcquireRequest = {
+      credentialId: credential('i'),
+      tenantId: 't',
+      campaignId: 'c',
+      lane: 'bulk',
+      want: 100,
+      ceiling: 1,
+      floor: 1,
+    };
+    await service.acquire(request);
+    const controller = new AbortController();
+    const waiting = Promise.allSettled([
+      service.take(request, controller.signal),
+      service.take(request, controller.signal),
+    ]);
+    await sleep(20);
+    controller.abort();
+    for (const outcome of await waiting) {
+      expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'RATE_LIMIT_WAIT_ABORTED' } });
+    }
+  });
+
+  it('measures acquire calls per second in one process (printed, not asserted)', async () => {
+    const [service] = replicas(1);
+    const credentials = Array.from({ length: 8 }, (_, i) => credential(`bench${i}`));
+    const deadline = performance.now() + 3000;
+    let calls = 0;
+    let tokens = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async (_, i) => {
+        const request: AcquireRequest = {
+          credentialId: credentials[i % credentials.length] as string,
+          tenantId: 'bench',
+          campaignId: `c${i % 4}`,
+          lane: 'bulk',
+          want: 100,
+          ceiling: 10_000_000,
+          floor: 10_000_000,
+        };
+        while (performance.now() < deadline) {
+          const result = await (service as RateLimitService).acquire(request);
+          tokens += result.granted;
+          calls++;
+        }
+      }),
+    );
+    let reports = 0;
+    const reportDeadline = performance.now() + 2000;
+    await Promise.all(
+      Array.from({ length: 64 }, async (_, i) => {
+        while (performance.now() < reportDeadline) {
+          const outcome = { accepted: 100, congested: 0, errors5xx: 0, timeouts: 0 };
+          await (service as RateLimitService).report(credentials[i % credentials.length] as string, outcome);
+          reports++;
+        }
+      }),
+    );
+    report('throughput, one process, 64 concurrent callers, batches of 100', {
+      acquireCallsPerSec: Math.round(calls / 3),
+      tokensPerSec: Math.round(tokens / 3),
+      reportCallsPerSec: Math.round(reports / 2),
+    });
+    expect(tokens).toBe(calls * 100);
+  });
+});
+
+interface Grant {
+  readonly at: number;
+  readonly n: number;
+  readonly caller: number;
+  readonly request: AcquireRequest;
+}
+
+interface Caller {
+  readonly service: RateLimitService;
+  readonly request: AcquireRequest;
+  readonly loops: number;
+  /** Runs after each grant (the send), before the loop asks again. */
+  readonly after?: (granted: number) => Promise<void>;
+}
+
+/** Callers take tokens as fast as they are granted until `durationMs` passes; every grant is kept. */
+async function flood(callers: readonly Caller[], durationMs: number): Promise<Grant[]> {
+  const signal = AbortSignal.timeout(durationMs);
+  // Every waiting caller listens to the one shutdown signal, as a sender's batches would.
+  setMaxListeners(1000, signal);
+  const grants: Grant[] = [];
+  await Promise.all(
+    callers.flatMap((caller, index) =>
+      Array.from({ length: caller.loops }, async () => {
+        while (!signal.aborted) {
+          try {
+            const result = await caller.service.take(caller.request, signal);
+            grants.push({
+              at: result.serverTimeMs,
+              n: result.granted,
+              caller: index,
+              request: caller.request,
+            });
+            await caller.after?.(result.granted);
+          } catch (error: unknown) {
+            if (signal.aborted) return;
+            throw error;
+          }
+        }
+      }),
+    ),
+  );
+  return grants;
+}
+
+/** Most tokens granted in any window of `windowMs` (server times, whole milliseconds). */
+function maxPerWindow(grants: readonly Grant[], windowMs: number): number {
+  const sorted = [...grants].sort((a, b) => a.at - b.at);
+  let best = 0;
+  let inWindow = 0;
+  let first = 0;
+  for (const g of sorted) {
+    inWindow += g.n;
+    while ((sorted[first] as Grant).at <= g.at - windowMs) inWindow -= (sorted[first++] as Grant).n;
+    best = Math.max(best, inWindow);
+  }
+  return best;
+}
+
+function sum(grants: readonly Grant[]): number {
+  return grants.reduce((total, g) => total + g.n, 0);
+}
+
+function sum2<K extends string>(rows: readonly Record<K, number>[], key: K): number {
+  return rows.reduce((total, r) => total + r[key], 0);
+}
+
+function report(title: string, figures: Record<string, unknown>): void {
+  process.stdout.write(`\n[rate-limit] ${title}: ${JSON.stringify(figures)}\n`);
+}
+
+/** A provider that accepts `capacity` messages/s (a bucket 50 ms deep) and throttles the rest. */
+class SimulatedProvider {
+  private tokens = 0;
+  private last = performance.now();
+
+  constructor(private capacity: number) {}
+
+  setCapacity(capacity: number): void {
+    this.capacity = capacity;
+  }
+
+  send(n: number): number {
+    const now = performance.now();
+    this.tokens = Math.min(this.capacity * 0.05, this.tokens + (this.capacity * (now - this.last)) / 1000);
+    this.last = now;
+    const accepted = Math.min(n, Math.floor(this.tokens));
+    this.tokens -= accepted;
+    return accepted;
+  }
+}

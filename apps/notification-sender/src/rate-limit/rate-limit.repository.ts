@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import type { AimdState, AimdWindow } from '@ums/domain';
+import { RateLimitConfig } from './rate-limit.config';
+import { ACQUIRE_SCRIPT, APPLY_AIMD_SCRIPT, REPORT_SCRIPT } from './rate-limit.scripts';
+
+export type RateLane = 'bulk' | 'priority';
+
+export interface BucketRequest {
+  readonly credentialId: string;
+  readonly tenantId: string;
+  readonly campaignId: string;
+  readonly lane: RateLane;
+  readonly want: number;
+  readonly ceiling: number;
+  readonly floor: number;
+  /** Used when the credential has no state in Redis yet. */
+  readonly initialRate: number;
+  /** 0: no tenant cap. */
+  readonly tenantCapPerSec: number;
+}
+
+export interface BucketGrant {
+  readonly granted: number;
+  readonly retryAfterMs: number;
+  /** The credential's current AIMD rate. */
+  readonly rate: number;
+  /** Redis server time of the grant. */
+  readonly serverTimeMs: number;
+  /** Campaigns sharing the credential's bulk tokens. */
+  readonly activeCampaigns: number;
+}
+
+/** A credential's AIMD window as one report left it, with what the compare-and-set needs. */
+export interface AimdSnapshot {
+  readonly nowMs: number;
+  readonly version: string;
+  readonly ceiling: number;
+  readonly floor: number;
+  readonly state: AimdState;
+  readonly window: AimdWindow;
+}
+
+export interface OutcomeCounts {
+  readonly accepted: number;
+  readonly congested: number;
+  readonly errors5xx: number;
+  readonly timeouts: number;
+}
+
+interface LoadedScript {
+  readonly lua: string;
+  readonly sha: string;
+}
+
+const load = (lua: string): LoadedScript => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
+const ACQUIRE = load(ACQUIRE_SCRIPT);
+const REPORT = load(REPORT_SCRIPT);
+const APPLY = load(APPLY_AIMD_SCRIPT);
+
+/** Rate-limit state in Redis: one EVALSHA per call (pipelined by the shared connection). */
+@Injectable()
+export class RateLimitRepository {
+  private readonly prefix: string;
+  private readonly args: {
+    burstMs: number;
+    windowMs: number;
+    holdMs: number;
+    maxRetryMs: number;
+    ttlMs: number;
+  };
+
+  constructor(
+    @Inject(Redis) private readonly redis: Redis,
+    config: RateLimitConfig,
+  ) {
+    this.prefix = config.RATE_LIMIT_KEY_PREFIX;
+    this.args = {
+      burstMs: config.RATE_LIMIT_BURST_MS,
+      windowMs: config.RATE_LIMIT_ACTIVE_WINDOW_MS,
+      holdMs: config.RATE_LIMIT_PRIORITY_HOLD_MS,
+      maxRetryMs: config.RATE_LIMIT_MAX_RETRY_MS,
+      ttlMs: config.RATE_LIMIT_KEY_TTL_SEC * 1000,
+    };
+  }
+
+  async acquire(r: BucketRequest): Promise<BucketGrant> {
+    const credential = this.credentialKey(r.credentialId);
+    const reply = await this.run(
+      ACQUIRE,
+      [credential, `${credential}:z`, `${credential}:s`, `${this.prefix}t:${r.tenantId}`],
+      [
+        r.lane,
+        r.campaignId,
+        r.want,
+        r.ceiling,
+        r.floor,
+        r.initialRate,
+        this.args.burstMs,
+        this.args.windowMs,
+        this.args.holdMs,
+        this.args.maxRetryMs,
+        this.args.ttlMs,
+        r.tenantCapPerSec,
+      ],
+    );
+    const [granted, retryAfterMs, rate, serverTimeMs, activeCampaigns] = reply as [
+      number,
+      number,
+      string,
+      number,
+      number,
+    ];
+    return { granted, retryAfterMs, rate: Number(rate), serverTimeMs, activeCampaigns };
+  }
+
+  /** Adds outcomes to the AIMD window; undefined when the credential has no state (nothing to adapt). */
+  async report(credentialId: string, o: OutcomeCounts): Promise<AimdSnapshot | undefined> {
+    const reply = await this.run(
+      REPORT,
+      [this.credentialKey(credentialId)],
+      [o.accepted, o.congested, o.errors5xx, o.timeouts],
+    );
+    if (reply === null) return undefined;
+    const v = reply as (string | null)[];
+    // Bounds are written by every acquire; without them there is nothing to decide on.
+    if (v[2] === null || v[3] === null || v[4] === null) return undefined;
+    const n = (i: number): number => Number(v[i] ?? 0);
+    return {
+      nowMs: n(0),
+      ceiling: n(2),
+      floor: n(3),
+      version: v[4] ?? '',
+      state: { rate: n(1), windowStartMs: n(5), lastDecreaseMs: n(6) },
+      window: { granted: n(7), accepted: n(8), congested: n(9), errors5xx: n(10), timeouts: n(11) },
+    };
+  }
+
+  /** Compare-and-set of one decision; false when another replica applied one since `seen` was read. */
+  async applyAimd(
+    credentialId: string,
+    seen: AimdSnapshot,
+    rate: number,
+    decreased: boolean,
+  ): Promise<boolean> {
+    const w = seen.window;
+    const reply = await this.run(
+      APPLY,
+      [this.credentialKey(credentialId)],
+      [seen.version, rate, decreased ? 1 : 0, w.granted, w.accepted, w.congested, w.errors5xx, w.timeouts],
+    );
+    return reply === 1;
+  }
+
+  private credentialKey(credentialId: string): string {
+    return `${this.prefix}c:${credentialId}`;
+  }
+
+  /** EVALSHA, loading the script on the first NOSCRIPT (after a Redis restart or on a fresh server). */
+  private async run(script: LoadedScript, keys: string[], args: (string | number)[]): Promise<unknown> {
+    try {
+      return await this.redis.evalsha(script.sha, keys.length, ...keys, ...args);
+    } catch (error: unknown) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return this.redis.eval(script.lua, keys.length, ...keys, ...args);
+    }
+  }
+}

@@ -1,0 +1,2 @@
+export * from './aimd-rate';
+export * from './congestion-signal';
