@@ -76,7 +76,8 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Kaf
   writeFileSync(join(dataDir, 'server.properties'), serverProperties(port, controllerPort, dataDir));
   writeFileSync(join(dataDir, 'log4j.properties'), LOG4J);
   if (!existsSync(join(dataDir, 'logs', 'meta.properties'))) {
-    const clusterId = randomBytes(16).toString('base64url');
+    // A cluster id is 16 bytes in base64url; one starting with '-' would be read as an option (1 in 64 runs).
+    const clusterId = randomBytes(16).toString('base64url').replace(/^-/, 'A');
     execFileSync(
       'java',
       [
