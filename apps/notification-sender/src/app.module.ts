@@ -1,10 +1,25 @@
 import { Module } from '@nestjs/common';
-import { PlatformModule } from '@ums/platform';
+import { PlatformModule, SecretsConfig } from '@ums/platform';
+import { ProvidersConfig } from './providers/providers.config';
+import { ProvidersModule } from './providers/providers.module';
+import { RateLimitConfig } from './rate-limit/rate-limit.config';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { SendingConfig } from './sending/sending.config';
+import { SendingModule } from './sending/sending.module';
 
-/** Root module of notification-sender; features are added as modules under src/<feature>/. */
+/** Root module of notification-sender: provider adapters, rate limits, and the claims core of sending. */
 @Module({
   imports: [
-    PlatformModule.forService({ service: 'notification-sender', kafka: true, mysql: true, redis: true }),
+    PlatformModule.forService({
+      service: 'notification-sender',
+      kafka: true,
+      mysql: true,
+      redis: true,
+      configs: [RateLimitConfig, ProvidersConfig, SecretsConfig, SendingConfig],
+    }),
+    RateLimitModule,
+    ProvidersModule,
+    SendingModule,
   ],
 })
 export class NotificationSenderModule {}

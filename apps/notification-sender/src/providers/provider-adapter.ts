@@ -1,0 +1,63 @@
+import type { Channel, Provider } from '@ums/contracts';
+import type { ProviderFailure, TemplateContent } from '@ums/domain';
+import type { CredentialConfigs } from './credential-config.dto';
+import type { RedactedSecret } from './redacted-secret';
+
+/** One message to hand to a provider: our id, its recipient and its content, already rendered. */
+export interface OutgoingMessage {
+  /** Our message id (decimal string): sent along as callback data / reference / tag. */
+  readonly messageId: string;
+  readonly channel: Channel;
+  /** E.164 phone number (`+4915...`) or e-mail address. */
+  readonly recipient: string;
+  /** Rendered content: no placeholders left. */
+  readonly content: TemplateContent;
+}
+
+/**
+ * The provider took the message. `providerMessageId` is what its callbacks will name; null when
+ * the provider answered success without one we could read (callbacks still carry our id).
+ */
+export interface AcceptedOutcome {
+  readonly messageId: string;
+  readonly kind: 'accepted';
+  readonly providerMessageId: string | null;
+}
+
+/** What happened to one message: accepted, retryable (reason, congestion, Retry-After) or permanent. */
+export type SendOutcome = AcceptedOutcome | ({ readonly messageId: string } & ProviderFailure);
+
+/** Where a credential's requests go: the origin picks the connection pool, the path is a prefix. */
+export interface ProviderEndpoint {
+  /** `https://graph.facebook.com` (scheme, host and port only). */
+  readonly origin: string;
+  /** Path of the base URL without a trailing slash ('' for none). */
+  readonly basePath: string;
+}
+
+/** A credential ready to send with: validated settings, the decrypted secret and its endpoint. */
+export interface LoadedCredential<P extends Provider = Provider> {
+  readonly id: string;
+  readonly provider: P;
+  readonly channel: Channel;
+  readonly config: CredentialConfigs[P];
+  readonly endpoint: ProviderEndpoint;
+  readonly secret: RedactedSecret | undefined;
+}
+
+/**
+ * Sends messages through one provider. `send` returns exactly one outcome per message, in the
+ * order given, and never throws for provider or network trouble (every failure is an outcome).
+ * Any number of messages may be passed: single-message providers send them as concurrent
+ * requests, bulk providers in requests of at most `maxBatch`.
+ */
+export interface ProviderAdapter<P extends Provider = Provider> {
+  readonly provider: P;
+  /** Messages per provider request (1 for providers without a bulk endpoint). */
+  readonly maxBatch: number;
+  send(
+    credential: LoadedCredential<P>,
+    messages: readonly OutgoingMessage[],
+    signal?: AbortSignal,
+  ): Promise<SendOutcome[]>;
+}

@@ -1,0 +1,115 @@
+import { Channel, FailureReason } from '@ums/contracts';
+import { ConcurrencyLimit } from './concurrency-limit';
+import type { OutgoingMessage, SendOutcome } from './provider-adapter';
+import { sendInRequests } from './provider-exchange';
+import { message } from './test/provider-fixtures';
+
+const messages = Array.from({ length: 7 }, (_, i) =>
+  message(String(i + 1), Channel.Sms, `+49${i}`, { text: 'x' }),
+);
+const accepted = (m: OutgoingMessage): SendOutcome => ({
+  messageId: m.messageId,
+  kind: 'accepted',
+  providerMessageId: `p${m.messageId}`,
+});
+
+describe('sendInRequests', () => {
+  it('splits into requests of the given size and returns outcomes in input order', async () => {
+    const sizes: number[] = [];
+    const outcomes = await sendInRequests(messages, 3, new ConcurrencyLimit(4), undefined, async (chunk) => {
+      sizes.push(chunk.length);
+      // Later chunks finish first.
+      await new Promise((r) => setTimeout(r, 10 * (3 - sizes.length)));
+      return chunk.map(accepted);
+    });
+    expect(sizes).toEqual([3, 3, 1]);
+    expect(outcomes.map((o) => o.messageId)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+  });
+
+  it('stops starting requests after congestion; the rest are NOT_ATTEMPTED, never sent, without a second congestion signal', async () => {
+    const sent: string[] = [];
+    const outcomes = await sendInRequests(messages, 1, new ConcurrencyLimit(1), undefined, async ([m]) => {
+      if (m === undefined) return [];
+      sent.push(m.messageId);
+      if (m.messageId !== '3') return [accepted(m)];
+      return [
+        {
+          messageId: m.messageId,
+          kind: 'retryable',
+          reason: FailureReason.Throttled,
+          code: '130429',
+          retryAfterMs: 4000,
+          congestion: true,
+          ambiguous: false,
+        },
+      ];
+    });
+    expect(sent).toEqual(['1', '2', '3']);
+    expect(outcomes.slice(3)).toEqual(
+      ['4', '5', '6', '7'].map((messageId) => ({
+        messageId,
+        kind: 'retryable',
+        reason: FailureReason.Throttled,
+        code: 'NOT_ATTEMPTED',
+        detail: 'not sent: an earlier request failed (130429)',
+        retryAfterMs: 4000,
+        congestion: false,
+        ambiguous: false,
+      })),
+    );
+  });
+
+  it('stops after a network error too, but not after a plain provider error', async () => {
+    const failWith =
+      (reason: FailureReason, congestion: boolean) =>
+      async ([m]: readonly OutgoingMessage[]) =>
+        m === undefined
+          ? []
+          : [
+              {
+                messageId: m.messageId,
+                kind: 'retryable' as const,
+                reason,
+                code: 'X',
+                congestion,
+                ambiguous: false,
+              },
+            ];
+    const network = await sendInRequests(
+      messages,
+      1,
+      new ConcurrencyLimit(1),
+      undefined,
+      failWith(FailureReason.NetworkError, false),
+    );
+    expect(network.filter((o) => o.kind !== 'accepted' && o.code === 'NOT_ATTEMPTED')).toHaveLength(6);
+    const provider = await sendInRequests(
+      messages,
+      1,
+      new ConcurrencyLimit(1),
+      undefined,
+      failWith(FailureReason.ProviderError, false),
+    );
+    expect(provider.filter((o) => o.kind !== 'accepted' && o.code === 'NOT_ATTEMPTED')).toHaveLength(0);
+  });
+
+  it('starts nothing once the signal aborted', async () => {
+    const controller = new AbortController();
+    const sent: string[] = [];
+    const outcomes = await sendInRequests(
+      messages,
+      2,
+      new ConcurrencyLimit(1),
+      controller.signal,
+      async (chunk) => {
+        sent.push(...chunk.map((m) => m.messageId));
+        controller.abort();
+        return chunk.map(accepted);
+      },
+    );
+    expect(sent).toEqual(['1', '2']);
+    expect(
+      outcomes.slice(2).every((o) => o.kind === 'retryable' && o.code === 'ABORTED' && !o.ambiguous),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,108 @@
+import { FailureReason, type Provider } from '@ums/contracts';
+import { type ProviderFailure, type RetryableFailure, transportFailure } from '@ums/domain';
+import type { ConcurrencyLimit } from './concurrency-limit';
+import type { OutgoingMessage, ProviderEndpoint, SendOutcome } from './provider-adapter';
+import type { ProviderHttpClient, ProviderResponse } from './provider-http.client';
+import type { ProviderRequest } from './provider-request';
+
+export type Exchange =
+  | { readonly ok: true; readonly response: ProviderResponse }
+  | { readonly ok: false; readonly failure: ProviderFailure };
+
+/** Sends one request; a request that got no answer becomes a transport failure (never a throw). */
+export async function exchange(
+  http: ProviderHttpClient,
+  provider: Provider,
+  endpoint: ProviderEndpoint,
+  request: ProviderRequest,
+  signal: AbortSignal | undefined,
+): Promise<Exchange> {
+  try {
+    return {
+      ok: true,
+      response: await http.post(provider, endpoint, request.path, request.headers, request.body, signal),
+    };
+  } catch (error: unknown) {
+    const code = (error as { code?: unknown } | null)?.code;
+    const detail = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      failure: transportFailure(
+        typeof code === 'string' ? code : undefined,
+        detail,
+        signal?.aborted === true,
+      ),
+    };
+  }
+}
+
+/**
+ * Whether a failure says the provider is overloaded or unreachable, so the rest of the same
+ * send should not be attempted now: congestion (429, throttling codes, timeouts) or no connection.
+ */
+function stopsTheSend(outcome: SendOutcome): outcome is SendOutcome & RetryableFailure {
+  return (
+    outcome.kind === 'retryable' &&
+    (outcome.congestion || outcome.reason === FailureReason.NetworkError || outcome.code === 'ABORTED')
+  );
+}
+
+function notAttempted(
+  message: OutgoingMessage,
+  code: string,
+  detail: string,
+  like?: RetryableFailure,
+): SendOutcome {
+  const outcome: SendOutcome = {
+    messageId: message.messageId,
+    kind: 'retryable',
+    reason: like?.reason ?? FailureReason.Other,
+    code,
+    detail,
+    // Only the request that met the trouble signals congestion: one signal per send, not per message.
+    congestion: false,
+    // Never sent, so safe to send again.
+    ambiguous: false,
+  };
+  return like?.retryAfterMs === undefined ? outcome : { ...outcome, retryAfterMs: like.retryAfterMs };
+}
+
+/**
+ * Sends `messages` in requests of `perRequest` messages (1 for single-message providers) under
+ * the credential's concurrency limit, and returns one outcome per message in input order. Once a
+ * request meets congestion or a dead connection, the requests not yet started are not sent
+ * (retryable NOT_ATTEMPTED), so a provider that is down costs one timeout per send, not one per
+ * message; after `signal` aborts, none are started (retryable ABORTED).
+ */
+export async function sendInRequests(
+  messages: readonly OutgoingMessage[],
+  perRequest: number,
+  limit: ConcurrencyLimit,
+  signal: AbortSignal | undefined,
+  sendRequest: (messages: readonly OutgoingMessage[]) => Promise<SendOutcome[]>,
+): Promise<SendOutcome[]> {
+  const requests: (readonly OutgoingMessage[])[] = [];
+  for (let start = 0; start < messages.length; start += perRequest) {
+    requests.push(messages.slice(start, start + perRequest));
+  }
+  let stoppedBy: RetryableFailure | undefined;
+  const results = await Promise.all(
+    requests.map((request) =>
+      limit.run(async (): Promise<SendOutcome[]> => {
+        if (signal?.aborted === true) {
+          return request.map((m) => notAttempted(m, 'ABORTED', 'not sent: the send was cancelled'));
+        }
+        if (stoppedBy !== undefined) {
+          const cause = stoppedBy;
+          return request.map((m) =>
+            notAttempted(m, 'NOT_ATTEMPTED', `not sent: an earlier request failed (${cause.code})`, cause),
+          );
+        }
+        const outcomes = await sendRequest(request);
+        stoppedBy ??= outcomes.find(stopsTheSend);
+        return outcomes;
+      }),
+    ),
+  );
+  return results.flat();
+}

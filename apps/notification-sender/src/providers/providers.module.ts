@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { SecretsModule } from '@ums/platform';
+import { CredentialConcurrency } from './credential-concurrency';
+import { CredentialLoader } from './credential-loader.service';
+import { CredentialsRepository } from './credentials.repository';
+import { MittoAdapter } from './mitto.adapter';
+import { ProviderHttpClient } from './provider-http.client';
+import { ProviderRegistry } from './provider-registry.service';
+import { ProvidersMetrics } from './providers.metrics';
+import { SesAdapter } from './ses.adapter';
+import { SimulatorAdapter } from './simulator.adapter';
+import { TwilioAdapter } from './twilio.adapter';
+import { WhatsAppCloudAdapter } from './whatsapp-cloud.adapter';
+
+/**
+ * Provider adapters (WhatsApp Cloud, Twilio, SES, Mitto, simulator) behind ProviderRegistry.send,
+ * with credentials loaded by id. Needs ProvidersConfig and SecretsConfig in the app's configs.
+ */
+@Module({
+  imports: [SecretsModule],
+  providers: [
+    ProvidersMetrics,
+    ProviderHttpClient,
+    CredentialConcurrency,
+    CredentialsRepository,
+    CredentialLoader,
+    WhatsAppCloudAdapter,
+    TwilioAdapter,
+    SesAdapter,
+    MittoAdapter,
+    SimulatorAdapter,
+    ProviderRegistry,
+  ],
+  exports: [ProviderRegistry, CredentialLoader],
+})
+export class ProvidersModule {}

@@ -1,0 +1,117 @@
+import type { Provider } from '@ums/contracts';
+import {
+  classifySimulatorItem,
+  classifySimulatorRequestError,
+  type PermanentFailure,
+  type ProviderFailure,
+} from '@ums/domain';
+import type { LoadedCredential, OutgoingMessage, SendOutcome } from './provider-adapter';
+import type { ProviderResponse } from './provider-http.client';
+import {
+  bodyExcerpt,
+  type BulkRequest,
+  bulkOutcomes,
+  codeField,
+  isSuccess,
+  itemsByKey,
+  jsonObject,
+  missingResult,
+  objectField,
+  outcomeFor,
+  retryAfterMs,
+  stringField,
+  unsendable,
+} from './provider-request';
+
+type SimulatorCredential = LoadedCredential<Provider.Simulator>;
+
+/** Messages per simulator request. */
+export const SIMULATOR_MAX_BATCH = 1000;
+
+/** What the simulator shows as the text: the text, or the template with its parameters. */
+function simulatorText(message: OutgoingMessage): string | undefined {
+  const { text, templateName, templateParameters } = message.content;
+  if (text !== undefined && text !== '') return text;
+  if (templateName === undefined) return undefined;
+  return `[template ${templateName}] ${(templateParameters ?? []).join(' | ')}`.trimEnd();
+}
+
+/**
+ * POST {base}/sim/v1/messages (`Authorization: Bearer <key>` when the credential has a secret):
+ * up to 1,000 messages of any channel, each with our id as `messageId`.
+ */
+export function simulatorRequest(
+  credential: SimulatorCredential,
+  messages: readonly OutgoingMessage[],
+): BulkRequest {
+  const refused = new Map<string, PermanentFailure>();
+  const items: { messageId: string; to: string; channel: string; text: string }[] = [];
+  for (const message of messages) {
+    const text = simulatorText(message);
+    if (text === undefined)
+      refused.set(message.messageId, unsendable('CONTENT_INVALID', 'a message needs text or a template'));
+    else items.push({ messageId: message.messageId, to: message.recipient, channel: message.channel, text });
+  }
+  if (items.length === 0) return { request: undefined, refused };
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (credential.secret !== undefined) headers['authorization'] = `Bearer ${credential.secret.reveal()}`;
+  return {
+    request: {
+      path: '/sim/v1/messages',
+      headers,
+      body: JSON.stringify({ credentialId: credential.id, messages: items }),
+    },
+    refused,
+  };
+}
+
+/** Per-item outcomes of a 2xx answer, or the whole request's failure for every sent item. */
+export function simulatorOutcomes(
+  messages: readonly OutgoingMessage[],
+  refused: ReadonlyMap<string, PermanentFailure>,
+  response: ProviderResponse,
+  nowMs: number,
+): SendOutcome[] {
+  const json = jsonObject(response.body);
+  if (!isSuccess(response.status)) {
+    // The simulator's errors are {"error":{"code","message"}}.
+    const error = objectField(json, 'error');
+    const failure = classifySimulatorRequestError({
+      status: response.status,
+      code: codeField(error, 'code'),
+      message:
+        stringField(error, 'message') ??
+        stringField(json, 'message') ??
+        bodyExcerpt(response.status, response.body),
+      retryAfterMs: retryAfterMs(response.headers, nowMs),
+    });
+    return bulkOutcomes(messages, refused, (message) => outcomeFor(message, failure));
+  }
+  const results = json?.['results'];
+  const byMessageId = itemsByKey(results, 'messageId');
+  const unreadable = Array.isArray(results) ? undefined : bodyExcerpt(response.status, response.body);
+  return bulkOutcomes(messages, refused, (message): SendOutcome => {
+    const item = byMessageId.get(message.messageId);
+    const status = stringField(item, 'status');
+    if (status === 'accepted') {
+      return {
+        messageId: message.messageId,
+        kind: 'accepted',
+        providerMessageId: stringField(item, 'providerMessageId') ?? null,
+      };
+    }
+    let failure: ProviderFailure;
+    if (status === 'rejected') {
+      failure = classifySimulatorItem(
+        stringField(item, 'code'),
+        item?.['retryable'] === true,
+        stringField(item, 'message'),
+      );
+    } else {
+      failure = missingResult(
+        unreadable ?? `no result for message ${message.messageId} (status ${status ?? 'none'})`,
+      );
+    }
+    return outcomeFor(message, failure);
+  });
+}

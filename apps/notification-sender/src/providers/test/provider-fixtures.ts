@@ -1,0 +1,53 @@
+import { Channel, Provider } from '@ums/contracts';
+import type { TemplateContent } from '@ums/domain';
+import { loadConfig, MetricsRegistry } from '@ums/platform';
+import { parseCredentialConfig } from '../credential-config.dto';
+import { endpointOf } from '../credential-loader.service';
+import type { LoadedCredential, OutgoingMessage } from '../provider-adapter';
+import { ProviderHttpClient } from '../provider-http.client';
+import { ProvidersConfig } from '../providers.config';
+import { ProvidersMetrics } from '../providers.metrics';
+import { RedactedSecret } from '../redacted-secret';
+
+export const TWILIO_SID = 'AC0123456789abcdef0123456789abcdef';
+
+/** A loaded credential built the way the loader builds it (settings validated), for tests. */
+export function credentialFor<P extends Provider>(
+  provider: P,
+  config: Record<string, string | number | boolean>,
+  secret: string | undefined,
+  options: { id?: string; channel?: Channel } = {},
+): LoadedCredential<P> {
+  const parsed = parseCredentialConfig(provider, config);
+  if (!parsed.ok) throw new Error(`bad test config: ${JSON.stringify(parsed.issues)}`);
+  return {
+    id: options.id ?? `cred_${provider}`,
+    provider,
+    channel: options.channel ?? Channel.Sms,
+    config: parsed.config,
+    endpoint: endpointOf(parsed.config.baseUrl),
+    secret: secret === undefined ? undefined : new RedactedSecret(secret),
+  };
+}
+
+export function message(
+  messageId: string,
+  channel: Channel,
+  recipient: string,
+  content: TemplateContent,
+): OutgoingMessage {
+  return { messageId, channel, recipient, content };
+}
+
+/** An HTTP client and its metrics outside Nest, with test-sized timeouts. */
+export function testHttpClient(env: Record<string, string> = {}): {
+  http: ProviderHttpClient;
+  config: ProvidersConfig;
+  metrics: ProvidersMetrics;
+} {
+  const config = loadConfig(ProvidersConfig, env);
+  const metrics = new ProvidersMetrics(new MetricsRegistry('test'));
+  return { http: new ProviderHttpClient(config, metrics), config, metrics };
+}
+
+export const ALL_PROVIDERS: readonly Provider[] = Object.values(Provider);
