@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { CredentialsModule } from '../credentials/credentials.module';
+import { CallbackDispatcher } from './callback-dispatcher.service';
+import { CallbacksMetrics } from './callbacks.metrics';
+
+/** Status callbacks of accepted sends, in each provider's webhook shape and signature. */
+@Module({
+  imports: [CredentialsModule],
+  providers: [CallbackDispatcher, CallbacksMetrics],
+  exports: [CallbackDispatcher],
+})
+export class CallbacksModule {}

@@ -1,0 +1,43 @@
+/** An answer of the Mitto-style bulk endpoint (see docs/provider-shapes.md for its origin). */
+export interface MittoAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers?: Record<string, string>;
+}
+
+const error = (
+  status: number,
+  code: string,
+  message: string,
+  headers?: Record<string, string>,
+): MittoAnswer => ({
+  status,
+  body: { code, message },
+  ...(headers !== undefined ? { headers } : {}),
+});
+
+export type MittoItemResult =
+  | { reference: string | null; status: 'accepted'; id: string }
+  | { reference: string | null; status: 'rejected'; code: string; message: string };
+
+export const MittoAnswers = {
+  results: (results: MittoItemResult[]): MittoAnswer => ({ status: 200, body: { results } }),
+  unauthorized: (): MittoAnswer => error(401, 'UNAUTHORIZED', 'Missing or invalid X-Mitto-API-Key'),
+  invalidSender: (from: string): MittoAnswer =>
+    error(400, 'INVALID_SENDER', `Sender ${from} is not configured`),
+  invalidRequest: (message: string): MittoAnswer => error(400, 'INVALID_REQUEST', message),
+  throttled: (): MittoAnswer => error(429, 'THROTTLED', 'Too many requests', { 'retry-after': '1' }),
+  temporaryError: (): MittoAnswer => error(503, 'TEMPORARY_ERROR', 'Temporary error, retry later'),
+  invalidNumber: (reference: string | null): MittoItemResult => ({
+    reference,
+    status: 'rejected',
+    code: 'INVALID_NUMBER',
+    message: 'Invalid receiver',
+  }),
+  itemThrottled: (reference: string | null): MittoItemResult => ({
+    reference,
+    status: 'rejected',
+    code: 'THROTTLED',
+    message: 'Capacity exceeded, retry later',
+  }),
+} as const;

@@ -1,0 +1,45 @@
+/** An answer of the simulator's own bulk API (provider `simulator`). */
+export interface NativeAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers?: Record<string, string>;
+}
+
+const error = (
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): NativeAnswer => ({
+  status,
+  body: { error: { code, message, ...extra } },
+});
+
+export type NativeItemResult =
+  | { messageId: string; status: 'accepted'; providerMessageId: string }
+  | { messageId: string; status: 'rejected'; code: string; retryable: boolean };
+
+export const NativeAnswers = {
+  results: (results: NativeItemResult[]): NativeAnswer => ({ status: 200, body: { results } }),
+  unknownCredential: (id: string): NativeAnswer =>
+    error(404, 'UNKNOWN_CREDENTIAL', `No simulated credential ${id} with provider simulator`),
+  unauthorized: (): NativeAnswer => error(401, 'UNAUTHORIZED', 'Missing or invalid bearer token'),
+  invalidRequest: (message: string): NativeAnswer => error(400, 'INVALID_REQUEST', message),
+  throttled: (): NativeAnswer => ({
+    ...error(429, 'THROTTLED', 'Capacity exceeded, retry later', { retryAfterSeconds: 1 }),
+    headers: { 'retry-after': '1' },
+  }),
+  temporaryError: (): NativeAnswer => error(503, 'TEMPORARY_ERROR', 'Temporary error, retry later'),
+  invalidNumber: (messageId: string): NativeItemResult => ({
+    messageId,
+    status: 'rejected',
+    code: 'INVALID_NUMBER',
+    retryable: false,
+  }),
+  itemThrottled: (messageId: string): NativeItemResult => ({
+    messageId,
+    status: 'rejected',
+    code: 'THROTTLED',
+    retryable: true,
+  }),
+} as const;

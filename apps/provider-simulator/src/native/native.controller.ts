@@ -1,0 +1,14 @@
+import { Controller, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { NativeService } from './native.service';
+
+/** The simulator's own bulk send route (provider `simulator`, up to 1000 messages per request). */
+@Controller('sim/v1')
+export class NativeController {
+  constructor(private readonly native: NativeService) {}
+
+  @Post('messages')
+  send(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.native.send(request, reply);
+  }
+}

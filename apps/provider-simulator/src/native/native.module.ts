@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { SendingModule } from '../sending/sending.module';
+import { NativeController } from './native.controller';
+import { NativeService } from './native.service';
+
+/** The simulator's native bulk API. */
+@Module({
+  imports: [SendingModule],
+  controllers: [NativeController],
+  providers: [NativeService],
+})
+export class NativeModule {}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { SendingModule } from '../sending/sending.module';
+import { TwilioController } from './twilio.controller';
+import { TwilioService } from './twilio.service';
+
+/** Twilio Messages API stand-in. */
+@Module({
+  imports: [SendingModule],
+  controllers: [TwilioController],
+  providers: [TwilioService],
+})
+export class TwilioModule {}
