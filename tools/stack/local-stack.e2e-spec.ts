@@ -1,6 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compiledEntry, createTestDatabase, ManagedProcess, testBrokers, waitUntil } from '@ums/testing';
+import {
+  compiledEntry,
+  createTestDatabase,
+  ManagedProcess,
+  TEST_SECRETS_KEYS,
+  testBrokers,
+  waitUntil,
+} from '@ums/testing';
 import { defaultLogDir, SERVICE_NAMES, startLocalStack, type LocalStack } from './local-stack';
 
 const EXPECTED_CHECKS: Record<string, string[]> = {
@@ -70,6 +77,7 @@ describe('the whole stack', () => {
         KAFKA_BROKERS: testBrokers().join(','),
         MYSQL_DATABASE: database.settings.database,
         REDIS_URL: 'redis://127.0.0.1:1/0',
+        SECRETS_KEYS: TEST_SECRETS_KEYS,
         HTTP_PORT: '0',
         LOG_LEVEL: 'info',
         HTTP_HOST: '127.0.0.1',
