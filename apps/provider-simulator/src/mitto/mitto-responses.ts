@@ -1,9 +1,6 @@
+import type { ProviderAnswer } from '../sending/provider-answer';
 /** An answer of the Mitto-style bulk endpoint (see docs/provider-shapes.md for its origin). */
-export interface MittoAnswer {
-  readonly status: number;
-  readonly body: unknown;
-  readonly headers?: Record<string, string>;
-}
+export type MittoAnswer = ProviderAnswer;
 
 const error = (
   status: number,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sendAnswer } from '../sending/provider-answer';
 import { Channel } from '@ums/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CredentialsService } from '../credentials/credentials.service';
@@ -28,17 +29,17 @@ export class MittoService {
     const apiKey = headerValue(request.headers['x-mitto-api-key']);
     if (apiKey === undefined || apiKey === '') {
       this.stats.noteUnroutable();
-      return answer(reply, MittoAnswers.unauthorized());
+      return sendAnswer(reply, MittoAnswers.unauthorized());
     }
     const parsed = parseBulk(request.body);
     if (typeof parsed === 'string') {
       this.stats.noteUnroutable();
-      return answer(reply, MittoAnswers.invalidRequest(parsed));
+      return sendAnswer(reply, MittoAnswers.invalidRequest(parsed));
     }
     const credential = this.credentials.mitto(parsed.from, apiKey);
     if (credential === undefined) {
       this.stats.noteUnroutable();
-      return answer(reply, MittoAnswers.invalidSender(parsed.from));
+      return sendAnswer(reply, MittoAnswers.invalidSender(parsed.from));
     }
     if (credential.secret !== undefined && credential.secret !== apiKey) {
       this.stats.count(
@@ -48,7 +49,7 @@ export class MittoService {
         parsed.items.length,
         simulatorNow(),
       );
-      return answer(reply, MittoAnswers.unauthorized());
+      return sendAnswer(reply, MittoAnswers.unauthorized());
     }
     const outcome = this.gate.decide(credential, parsed.items, ProviderIds.mittoId);
     let result: MittoAnswer;
@@ -78,11 +79,6 @@ export class MittoService {
     }
     return this.gate.reply(credential, reply, result.status, result.body, result.headers);
   }
-}
-
-function answer(reply: FastifyReply, result: MittoAnswer): void {
-  if (result.headers !== undefined) void reply.headers(result.headers);
-  void reply.status(result.status).send(result.body);
 }
 
 /** Shape checks only (this is the hot path of bulk sends); a string names the problem. */

@@ -1,9 +1,6 @@
+import type { ProviderAnswer } from '../sending/provider-answer';
 /** An answer of the simulator's own bulk API (provider `simulator`). */
-export interface NativeAnswer {
-  readonly status: number;
-  readonly body: unknown;
-  readonly headers?: Record<string, string>;
-}
+export type NativeAnswer = ProviderAnswer;
 
 const error = (
   status: number,

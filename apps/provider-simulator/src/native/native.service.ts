@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sendAnswer } from '../sending/provider-answer';
 import { Channel, Provider } from '@ums/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CredentialsService } from '../credentials/credentials.service';
@@ -31,12 +32,12 @@ export class NativeService {
     const parsed = parseBulk(request.body);
     if (typeof parsed === 'string') {
       this.stats.noteUnroutable();
-      return answer(reply, NativeAnswers.invalidRequest(parsed));
+      return sendAnswer(reply, NativeAnswers.invalidRequest(parsed));
     }
     const credential = this.credentials.find(parsed.credentialId);
     if (credential === undefined || credential.provider !== Provider.Simulator) {
       this.stats.noteUnroutable();
-      return answer(reply, NativeAnswers.unknownCredential(parsed.credentialId));
+      return sendAnswer(reply, NativeAnswers.unknownCredential(parsed.credentialId));
     }
     // The API key is optional: a credential without a secret takes any request.
     if (
@@ -50,7 +51,7 @@ export class NativeService {
         parsed.items.length,
         simulatorNow(),
       );
-      return answer(reply, NativeAnswers.unauthorized());
+      return sendAnswer(reply, NativeAnswers.unauthorized());
     }
     const outcome = this.gate.decide(credential, parsed.items, ProviderIds.simId);
     let result: NativeAnswer;
@@ -80,11 +81,6 @@ export class NativeService {
     }
     return this.gate.reply(credential, reply, result.status, result.body, result.headers);
   }
-}
-
-function answer(reply: FastifyReply, result: NativeAnswer): void {
-  if (result.headers !== undefined) void reply.headers(result.headers);
-  void reply.status(result.status).send(result.body);
 }
 
 /** Shape checks only (this is the hot path of bulk sends); a string names the problem. */

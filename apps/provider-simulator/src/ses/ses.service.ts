@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sendAnswer } from '../sending/provider-answer';
 import { Channel } from '@ums/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CredentialsService } from '../credentials/credentials.service';
@@ -38,25 +39,25 @@ export class SesService {
     const authorization = headerValue(request.headers.authorization);
     if (authorization === undefined || !authorization.startsWith(SIGV4)) {
       this.stats.noteUnroutable();
-      return answer(reply, SesAnswers.missingAuthentication());
+      return sendAnswer(reply, SesAnswers.missingAuthentication());
     }
     const scope = SCOPE.exec(authorization);
     const region = scope?.[2];
     const parsed = parseSend(request.body);
     if (typeof parsed === 'string') {
       this.stats.noteUnroutable();
-      return answer(reply, SesAnswers.badRequest(parsed));
+      return sendAnswer(reply, SesAnswers.badRequest(parsed));
     }
     const credential = this.credentials.ses(parsed.from, region);
     if (credential === undefined) {
       this.stats.noteUnroutable();
-      return answer(reply, SesAnswers.unverifiedIdentity(parsed.from, region));
+      return sendAnswer(reply, SesAnswers.unverifiedIdentity(parsed.from, region));
     }
     const stats = this.stats.of(credential);
     const accessKeyId = credential.secret?.split(':')[0];
     if (accessKeyId !== undefined && scope?.[1] !== accessKeyId) {
       this.stats.count(credential, stats, 'authFailures', 1, simulatorNow());
-      return answer(reply, SesAnswers.unrecognizedClient());
+      return sendAnswer(reply, SesAnswers.unrecognizedClient());
     }
     // One SendEmail is one message; it fails permanently if any recipient does.
     const rejected = parsed.to.find((address) => credential.permanentFailures.has(address));
@@ -87,10 +88,6 @@ export class SesService {
     }
     return this.gate.reply(credential, reply, result.status, result.body, result.headers);
   }
-}
-
-function answer(reply: FastifyReply, result: SesAnswer): void {
-  void reply.status(result.status).headers(result.headers).send(result.body);
 }
 
 /** SES's own refusals of a SendEmail request; a string is the BadRequestException message. */

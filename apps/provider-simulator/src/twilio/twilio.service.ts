@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sendAnswer } from '../sending/provider-answer';
 import { Channel } from '@ums/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CredentialsService } from '../credentials/credentials.service';
@@ -43,13 +44,13 @@ export class TwilioService {
     const auth = basicCredentials(headerValue(request.headers.authorization));
     if (credential === undefined) {
       this.stats.noteUnroutable();
-      return answer(reply, TwilioAnswers.authenticate());
+      return sendAnswer(reply, TwilioAnswers.authenticate());
     }
     const stats = this.stats.of(credential);
     // Basic auth is AccountSid:AuthToken (an API key SID:secret pair is accepted too).
     if (auth === undefined || !secretMatches(credential.secret, auth.password)) {
       this.stats.count(credential, stats, 'authFailures', 1, simulatorNow());
-      return answer(reply, TwilioAnswers.authenticate());
+      return sendAnswer(reply, TwilioAnswers.authenticate());
     }
     const parsed = parseSend(form);
     if (!('to' in parsed)) {
@@ -92,10 +93,6 @@ export class TwilioService {
     }
     return this.gate.reply(credential, reply, result.status, result.body);
   }
-}
-
-function answer(reply: FastifyReply, result: TwilioAnswer): void {
-  void reply.status(result.status).send(result.body);
 }
 
 function stringParam(value: unknown): string | undefined {
