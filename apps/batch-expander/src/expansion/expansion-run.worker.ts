@@ -62,6 +62,11 @@ export class ExpansionRunWorker {
     };
   }
 
+  /** Recipients per step: batches per step times the batch size. */
+  private get stepRows(): number {
+    return this.deps.config.EXPANDER_BATCH_SIZE * this.deps.config.EXPANDER_BATCHES_PER_STEP;
+  }
+
   get runId(): string {
     return this.run.runId;
   }
@@ -142,8 +147,8 @@ export class ExpansionRunWorker {
 
   /** Reads the page after `cursor`, creates its message rows, and collects the still-PENDING ones. */
   private async prepare(cursor: string): Promise<PreparedStep> {
-    const { repository, config } = this.deps;
-    const stepRows = config.EXPANDER_BATCH_SIZE * config.EXPANDER_BATCHES_PER_STEP;
+    const { repository } = this.deps;
+    const stepRows = this.stepRows;
     const { campaignId, tenantId, channel } = this.run;
     const contacts = await this.timed('read', () =>
       repository.contactsAfter(campaignId, tenantId, channel, cursor, stepRows),
@@ -166,8 +171,8 @@ export class ExpansionRunWorker {
   /** PENDING messages behind the cursor, keyset on message id; the cursor itself does not move. */
   private async publishBacklog(): Promise<WorkerExit | undefined> {
     if (this.cursor === '0') return undefined;
-    const { repository, config, owner } = this.deps;
-    const stepRows = config.EXPANDER_BATCH_SIZE * config.EXPANDER_BATCHES_PER_STEP;
+    const { repository, owner } = this.deps;
+    const stepRows = this.stepRows;
     let after = '0';
     for (;;) {
       const gate = await this.gate();

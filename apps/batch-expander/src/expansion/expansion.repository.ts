@@ -255,14 +255,12 @@ export class ExpansionRepository {
 
   /**
    * Whether an audience import of the campaign is still landing rows (a URL import or an upload
-   * started before the run). One silent for five minutes is considered dead and not waited for.
+   * started before the run). An import whose process died does not stay RUNNING: the scheduler
+   * fails imports untouched for AUDIENCE_IMPORT_STALE_MS, so this needs no staleness rule of its own.
    */
   async importInProgress(campaignId: string): Promise<boolean> {
     const rows = (await this.dataSource.query(
-      `SELECT 1 AS x FROM audience_imports
-        WHERE campaign_id = ? AND state IN ('PENDING', 'RUNNING')
-          AND updated_at > DATE_SUB(UTC_TIMESTAMP(3), INTERVAL 5 MINUTE)
-        LIMIT 1`,
+      `SELECT 1 AS x FROM audience_imports WHERE campaign_id = ? AND state IN ('PENDING', 'RUNNING') LIMIT 1`,
       [campaignId],
     )) as Row[];
     return rows.length > 0;

@@ -49,13 +49,13 @@ export class SchedulingRepository {
   }
 
   /** PENDING runs whose time has come, of active campaigns, oldest fire time first. */
-  async lockDueRuns(manager: EntityManager, now: Date, limit: number): Promise<DueRun[]> {
+  async lockDueRuns(manager: EntityManager, limit: number): Promise<DueRun[]> {
     const rows = (await manager.query(
       `SELECT id, campaign_id, lease_epoch FROM runs
-        WHERE state = 'PENDING' AND fire_at <= ?
+        WHERE state = 'PENDING' AND fire_at <= UTC_TIMESTAMP(3)
           AND campaign_id IN (SELECT id FROM campaigns WHERE state = 'ACTIVE')
         ORDER BY fire_at, id LIMIT ? FOR UPDATE SKIP LOCKED`,
-      [now, limit],
+      [limit],
     )) as Row[];
     if (rows.length === 0) return [];
     const tenantOf = await this.runs.tenantsOf(

@@ -96,9 +96,8 @@ export class SchedulingService implements OnApplicationBootstrap, BeforeApplicat
 
   /** PENDING runs whose time came -> SCHEDULED at a new epoch, and their requests published. */
   async publishDueRuns(): Promise<number> {
-    const now = await this.runs.dbNow();
     return this.dataSource.transaction(async (manager) => {
-      const due = await this.repository.lockDueRuns(manager, now, this.config.SCHEDULER_BATCH);
+      const due = await this.repository.lockDueRuns(manager, this.config.SCHEDULER_BATCH);
       if (due.length === 0) return 0;
       await this.repository.markScheduled(
         manager,

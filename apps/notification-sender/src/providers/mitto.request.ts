@@ -1,10 +1,5 @@
 import { Channel, type Provider } from '@ums/contracts';
-import {
-  classifyMittoItem,
-  classifyMittoRequestError,
-  type PermanentFailure,
-  type ProviderFailure,
-} from '@ums/domain';
+import { classifyMittoItem, classifyMittoRequestError, type PermanentFailure } from '@ums/domain';
 import type { LoadedCredential, OutgoingMessage, SendOutcome } from './provider-adapter';
 import type { ProviderResponse } from './provider-http.client';
 import {
@@ -13,9 +8,8 @@ import {
   bulkOutcomes,
   codeField,
   isSuccess,
-  itemsByKey,
+  bulkItemOutcomes,
   jsonObject,
-  missingResult,
   outcomeFor,
   retryAfterMs,
   stringField,
@@ -80,26 +74,10 @@ export function mittoOutcomes(
     });
     return bulkOutcomes(messages, refused, (message) => outcomeFor(message, failure));
   }
-  const results = json?.['results'];
-  const byReference = itemsByKey(results, 'reference');
-  const unreadable = Array.isArray(results) ? undefined : bodyExcerpt(response.status, response.body);
-  return bulkOutcomes(messages, refused, (message): SendOutcome => {
-    const item = byReference.get(message.messageId);
-    const status = stringField(item, 'status');
-    if (status === 'accepted') {
-      return {
-        messageId: message.messageId,
-        kind: 'accepted',
-        providerMessageId: stringField(item, 'id') ?? null,
-      };
-    }
-    let failure: ProviderFailure;
-    if (status === 'rejected')
-      failure = classifyMittoItem(stringField(item, 'code'), stringField(item, 'message'));
-    else
-      failure = missingResult(
-        unreadable ?? `no result for reference ${message.messageId} (status ${status ?? 'none'})`,
-      );
-    return outcomeFor(message, failure);
+  return bulkItemOutcomes(messages, refused, response, json, {
+    keyField: 'reference',
+    providerIdField: 'id',
+    keyLabel: 'reference',
+    rejected: (item) => classifyMittoItem(stringField(item, 'code'), stringField(item, 'message')),
   });
 }

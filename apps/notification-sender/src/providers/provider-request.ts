@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { FailureReason } from '@ums/contracts';
 import { type PermanentFailure, parseRetryAfter, type ProviderFailure } from '@ums/domain';
 import type { OutgoingMessage, SendOutcome } from './provider-adapter';
+import type { ProviderResponse } from './provider-http.client';
 
 /** One HTTP request to a provider, relative to the credential's endpoint. */
 export interface ProviderRequest {
@@ -121,6 +122,52 @@ export function itemsByKey(results: unknown, key: string): Map<string, Record<st
     if (id !== undefined && !byKey.has(id)) byKey.set(id, item as Record<string, unknown>);
   }
   return byKey;
+}
+
+/** How a bulk provider names things in the items of its answer. */
+export interface BulkItemShape {
+  /** The item field holding our message id. */
+  readonly keyField: string;
+  /** The item field holding the provider's message id. */
+  readonly providerIdField: string;
+  /** Words for "no result" details, e.g. "reference". */
+  readonly keyLabel: string;
+  /** A rejected item's failure. */
+  readonly rejected: (item: Record<string, unknown> | undefined) => ProviderFailure;
+}
+
+/**
+ * Outcomes of a bulk answer with per-item results (`{results: [{<key>, status: accepted|rejected, ...}]}`):
+ * accepted items, rejected items classified alone, and a missing item as an ambiguous failure.
+ */
+export function bulkItemOutcomes(
+  messages: readonly OutgoingMessage[],
+  refused: ReadonlyMap<string, PermanentFailure>,
+  response: ProviderResponse,
+  json: Record<string, unknown> | undefined,
+  shape: BulkItemShape,
+): SendOutcome[] {
+  const results = json?.['results'];
+  const byKey = itemsByKey(results, shape.keyField);
+  const unreadable = Array.isArray(results) ? undefined : bodyExcerpt(response.status, response.body);
+  return bulkOutcomes(messages, refused, (message): SendOutcome => {
+    const item = byKey.get(message.messageId);
+    const status = stringField(item, 'status');
+    if (status === 'accepted') {
+      return {
+        messageId: message.messageId,
+        kind: 'accepted',
+        providerMessageId: stringField(item, shape.providerIdField) ?? null,
+      };
+    }
+    const failure =
+      status === 'rejected'
+        ? shape.rejected(item)
+        : missingResult(
+            unreadable ?? `no result for ${shape.keyLabel} ${message.messageId} (status ${status ?? 'none'})`,
+          );
+    return outcomeFor(message, failure);
+  });
 }
 
 /** Outcomes of a bulk send whose every message was refused before any request. */

@@ -1,10 +1,5 @@
 import type { Provider } from '@ums/contracts';
-import {
-  classifySimulatorItem,
-  classifySimulatorRequestError,
-  type PermanentFailure,
-  type ProviderFailure,
-} from '@ums/domain';
+import { classifySimulatorItem, classifySimulatorRequestError, type PermanentFailure } from '@ums/domain';
 import type { LoadedCredential, OutgoingMessage, SendOutcome } from './provider-adapter';
 import type { ProviderResponse } from './provider-http.client';
 import {
@@ -13,9 +8,8 @@ import {
   bulkOutcomes,
   codeField,
   isSuccess,
-  itemsByKey,
+  bulkItemOutcomes,
   jsonObject,
-  missingResult,
   objectField,
   outcomeFor,
   retryAfterMs,
@@ -87,31 +81,15 @@ export function simulatorOutcomes(
     });
     return bulkOutcomes(messages, refused, (message) => outcomeFor(message, failure));
   }
-  const results = json?.['results'];
-  const byMessageId = itemsByKey(results, 'messageId');
-  const unreadable = Array.isArray(results) ? undefined : bodyExcerpt(response.status, response.body);
-  return bulkOutcomes(messages, refused, (message): SendOutcome => {
-    const item = byMessageId.get(message.messageId);
-    const status = stringField(item, 'status');
-    if (status === 'accepted') {
-      return {
-        messageId: message.messageId,
-        kind: 'accepted',
-        providerMessageId: stringField(item, 'providerMessageId') ?? null,
-      };
-    }
-    let failure: ProviderFailure;
-    if (status === 'rejected') {
-      failure = classifySimulatorItem(
+  return bulkItemOutcomes(messages, refused, response, json, {
+    keyField: 'messageId',
+    providerIdField: 'providerMessageId',
+    keyLabel: 'message',
+    rejected: (item) =>
+      classifySimulatorItem(
         stringField(item, 'code'),
         item?.['retryable'] === true,
         stringField(item, 'message'),
-      );
-    } else {
-      failure = missingResult(
-        unreadable ?? `no result for message ${message.messageId} (status ${status ?? 'none'})`,
-      );
-    }
-    return outcomeFor(message, failure);
+      ),
   });
 }
