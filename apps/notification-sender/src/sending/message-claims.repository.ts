@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { type Channel, FailureReason, MessageStatus } from '@ums/contracts';
 import { MessageEvent, transitionMessage } from '@ums/domain';
 import { jsonColumn } from '@ums/platform';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { moveCounters } from './run-counters';
 
 type Row = Record<string, unknown>;
 
@@ -62,17 +63,6 @@ export interface StatusChange {
   readonly errorCode?: string;
   readonly errorText?: string;
 }
-
-const COUNTER: Readonly<Partial<Record<MessageStatus, string>>> = {
-  [MessageStatus.Pending]: 'pending',
-  [MessageStatus.Sending]: 'sending',
-  [MessageStatus.Sent]: 'sent',
-  [MessageStatus.Delivered]: 'delivered',
-  [MessageStatus.Read]: 'read_count',
-  [MessageStatus.Failed]: 'failed',
-  [MessageStatus.Unknown]: 'unknown',
-  [MessageStatus.Skipped]: 'skipped',
-};
 
 /**
  * The exactly-once core: a message is claimed in MySQL (PENDING -> SENDING with a claim token,
@@ -281,34 +271,6 @@ export class MessageClaimsRepository {
         runId,
       ]);
     }
-  }
-}
-
-/** Moves run counters for a set of transitions: one UPDATE per run. */
-async function moveCounters(
-  manager: EntityManager,
-  moves: readonly { runId: string | null; from: MessageStatus; to: MessageStatus }[],
-): Promise<void> {
-  const perRun = new Map<string, Map<string, number>>();
-  for (const move of moves) {
-    if (move.runId === null || move.from === move.to) continue;
-    const deltas = perRun.get(move.runId) ?? new Map<string, number>();
-    const from = COUNTER[move.from];
-    const to = COUNTER[move.to];
-    if (from !== undefined) deltas.set(from, (deltas.get(from) ?? 0) - 1);
-    if (to !== undefined) deltas.set(to, (deltas.get(to) ?? 0) + 1);
-    perRun.set(move.runId, deltas);
-  }
-  for (const [runId, deltas] of perRun) {
-    const parts = [...deltas.entries()].filter(([, d]) => d !== 0);
-    if (parts.length === 0) continue;
-    // Counters are unsigned: signed arithmetic, clamped at zero (a counter never goes below its rows).
-    await manager.query(
-      `UPDATE runs SET ${parts.map(([c]) => `${c} = GREATEST(CAST(${c} AS SIGNED) + ?, 0)`).join(', ')},
-              updated_at = UTC_TIMESTAMP(3)
-        WHERE id = ?`,
-      [...parts.map(([, d]) => d), runId],
-    );
   }
 }
 
