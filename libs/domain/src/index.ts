@@ -9,3 +9,4 @@ export * from './schedule/cron-schedule';
 export * from './simulation';
 export * from './template/message-template';
 export * from './rate';
+export * from './sending';

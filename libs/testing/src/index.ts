@@ -11,3 +11,4 @@ export * from './process/test-log-dir';
 export * from './process/wait-until';
 export * from './redis/test-redis';
 export * from './workspace-root';
+export * from './pipeline/simulator-client';

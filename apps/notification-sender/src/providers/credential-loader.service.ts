@@ -120,6 +120,7 @@ export class CredentialLoader {
         config: parsed.config,
         endpoint: endpointOf(parsed.config.baseUrl),
         secret: secret === undefined ? undefined : new RedactedSecret(secret),
+        limits: stored.limits,
       },
     };
   }

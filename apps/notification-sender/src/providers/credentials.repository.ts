@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { CredentialLimits } from './provider-adapter';
 
 /** What sending needs of a credentials row; the secret stays sealed here. */
 export interface StoredCredential {
@@ -9,6 +10,7 @@ export interface StoredCredential {
   /** Parsed JSON settings (MariaDB returns JSON columns as text, MySQL 8 as values). */
   readonly config: unknown;
   readonly sealedSecret: string | null;
+  readonly limits: CredentialLimits;
 }
 
 interface CredentialRow {
@@ -17,6 +19,9 @@ interface CredentialRow {
   channel: string;
   config: unknown;
   secret_ciphertext: string | null;
+  rate_ceiling_per_sec: number | string;
+  rate_floor_per_sec: number | string;
+  tenant_rate_cap_per_sec: number | string | null;
 }
 
 /** Reads credentials by id (a few rows, cached by the loader: plain single-row statements). */
@@ -26,7 +31,9 @@ export class CredentialsRepository {
 
   async findById(id: string): Promise<StoredCredential | undefined> {
     const rows = (await this.dataSource.query(
-      'SELECT id, provider, channel, config, secret_ciphertext FROM credentials WHERE id = ?',
+      `SELECT id, provider, channel, config, secret_ciphertext, rate_ceiling_per_sec, rate_floor_per_sec,
+              tenant_rate_cap_per_sec
+         FROM credentials WHERE id = ?`,
       [id],
     )) as CredentialRow[];
     const row = rows[0];
@@ -37,6 +44,11 @@ export class CredentialsRepository {
       channel: row.channel,
       config: typeof row.config === 'string' ? parseJson(row.config) : row.config,
       sealedSecret: row.secret_ciphertext,
+      limits: {
+        ceiling: Number(row.rate_ceiling_per_sec),
+        floor: Number(row.rate_floor_per_sec),
+        tenantCapPerSec: row.tenant_rate_cap_per_sec === null ? null : Number(row.tenant_rate_cap_per_sec),
+      },
     };
   }
 }

@@ -43,6 +43,15 @@ export interface LoadedCredential<P extends Provider = Provider> {
   readonly config: CredentialConfigs[P];
   readonly endpoint: ProviderEndpoint;
   readonly secret: RedactedSecret | undefined;
+  /** The credential's rate limits, for the rate limiter (AIMD stays between floor and ceiling). */
+  readonly limits: CredentialLimits;
+}
+
+export interface CredentialLimits {
+  readonly ceiling: number;
+  readonly floor: number;
+  /** Messages per second for all of the tenant's sends, when capped. */
+  readonly tenantCapPerSec: number | null;
 }
 
 /**

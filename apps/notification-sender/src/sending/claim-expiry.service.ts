@@ -56,9 +56,12 @@ export class ClaimExpiryService implements OnApplicationBootstrap, BeforeApplica
   async sweep(): Promise<void> {
     try {
       for (;;) {
-        const changes = await this.claims.expireClaims(this.config.SENDER_CLAIM_TIMEOUT_MS, EXPIRE_BATCH);
+        const changes = await this.claims.expireClaims(
+          this.config.SENDER_CLAIM_TIMEOUT_MS,
+          EXPIRE_BATCH,
+          (expired) => this.statuses.publish(expired),
+        );
         if (changes.length === 0) return;
-        await this.statuses.publish(changes);
         this.unknown.inc(changes.length);
         this.logger.warn(
           { count: changes.length, runs: [...new Set(changes.map((c) => c.runId))] },

@@ -155,8 +155,14 @@ describe('message claims (real MariaDB)', () => {
     const token = randomUUID();
     await repo.claim(ids, token);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const expired = await repo.expireClaims(1_000, 10_000); // earlier tests left claims too
+    const announced: string[] = [];
+    const expired = await repo.expireClaims(1_000, 10_000, (changes) => {
+      // Called inside the transaction: the rows are not UNKNOWN for anyone else yet.
+      announced.push(...changes.map((c) => c.messageId));
+      return Promise.resolve();
+    }); // earlier tests left claims too
     expect(expired.filter((c) => c.runId === runId)).toHaveLength(40);
+    expect(announced).toEqual(expired.map((c) => c.messageId));
     expect((await repo.claim(ids, randomUUID())).claimed).toHaveLength(0);
     // The late result of the dead claim does not overwrite UNKNOWN (the callback settles it).
     expect(
@@ -166,5 +172,77 @@ describe('message claims (real MariaDB)', () => {
       ),
     ).toHaveLength(0);
     await countersMatchRows(runId);
+  });
+
+  it('rolls an expiry back when its status events cannot be published, for the next sweep', async () => {
+    const { runId, ids } = await run('cmp_unknown_rollback', 5);
+    await repo.claim(ids, randomUUID());
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await expect(
+      repo.expireClaims(1_000, 10_000, () => Promise.reject(new Error('Kafka unavailable'))),
+    ).rejects.toThrow('Kafka unavailable');
+    const states = (await ds.query('SELECT DISTINCT state FROM messages WHERE run_id = ?', [runId])) as {
+      state: string;
+    }[];
+    expect(states.map((r) => r.state)).toEqual(['SENDING']);
+    const retried = await repo.expireClaims(1_000, 10_000, () => Promise.resolve());
+    expect(retried.filter((c) => c.runId === runId)).toHaveLength(5);
+    await countersMatchRows(runId);
+  });
+
+  it('records UNKNOWN, exhausted and never-sent outcomes, and finds settled rows again for their events', async () => {
+    const { runId, ids } = await run('cmp_kinds', 4);
+    const token = randomUUID();
+    expect((await repo.claim(ids, token)).claimed).toHaveLength(4);
+    const [sentId, unknownId, exhaustedId, notSentId] = ids as [string, string, string, string];
+    const changes = await repo.record(token, [
+      { id: sentId, kind: 'sent', providerMessageId: null },
+      { id: unknownId, kind: 'unknown', reason: FailureReason.Timeout, code: 'HTTP_504' },
+      {
+        id: exhaustedId,
+        kind: 'failed',
+        exhausted: true,
+        reason: FailureReason.RetriesExhausted,
+        code: 'HTTP_500',
+      },
+      {
+        id: notSentId,
+        kind: 'released',
+        notSent: true,
+        reason: FailureReason.Throttled,
+        code: 'NOT_ATTEMPTED',
+      },
+    ]);
+    expect(changes.map((c) => [c.messageId, c.status])).toEqual([
+      [sentId, 'SENT'],
+      [unknownId, 'UNKNOWN'],
+      [exhaustedId, 'FAILED'],
+      [notSentId, 'PENDING'],
+    ]);
+    const rows = (await ds.query(
+      'SELECT id, state, attempts, provider_message_id FROM messages WHERE run_id = ? ORDER BY id',
+      [runId],
+    )) as { state: string; attempts: number; provider_message_id: string | null }[];
+    expect(rows.map((r) => [r.state, Number(r.attempts)])).toEqual([
+      ['SENT', 1],
+      ['UNKNOWN', 1],
+      ['FAILED', 1],
+      ['PENDING', 0], // never sent: its claim's attempt was given back
+    ]);
+    expect(rows[0]?.provider_message_id).toBeNull();
+    await countersMatchRows(runId);
+    // A redelivered batch finds the settled rows and their results, for their status events.
+    const settled = await repo.settledChanges(ids);
+    expect(settled.map((c) => [c.messageId, c.previous, c.status]).sort()).toEqual(
+      [
+        [sentId, 'SENDING', 'SENT'],
+        [unknownId, 'SENDING', 'UNKNOWN'],
+        [exhaustedId, 'SENDING', 'FAILED'],
+      ].sort(),
+    );
+    expect(settled.find((c) => c.messageId === exhaustedId)).toMatchObject({
+      reason: FailureReason.RetriesExhausted,
+      errorCode: 'HTTP_500',
+    });
   });
 });

@@ -30,23 +30,30 @@ export interface ClaimResult {
   readonly skipped: string[];
 }
 
+interface OutcomeDetail {
+  readonly reason: FailureReason;
+  readonly code?: string;
+  readonly text?: string;
+}
+
 /** What a send attempt ended with, for one claimed message. */
 export type RecordedOutcome =
-  | { readonly id: string; readonly kind: 'sent'; readonly providerMessageId: string }
-  | {
-      readonly id: string;
-      readonly kind: 'failed';
-      readonly reason: FailureReason;
-      readonly code?: string;
-      readonly text?: string;
-    }
-  | {
-      readonly id: string;
-      readonly kind: 'released';
-      readonly reason: FailureReason;
-      readonly code?: string;
-      readonly text?: string;
-    };
+  | { readonly id: string; readonly kind: 'sent'; readonly providerMessageId: string | null }
+  /** FAILED: a permanent rejection, or (exhausted) a retryable one with no tier left. */
+  | ({ readonly id: string; readonly kind: 'failed'; readonly exhausted?: boolean } & OutcomeDetail)
+  /** UNKNOWN: the provider may have it (no answer came back); never resent automatically. */
+  | ({ readonly id: string; readonly kind: 'unknown' } & OutcomeDetail)
+  /** Back to PENDING for a retry tier; notSent gives back the attempt its claim counted. */
+  | ({ readonly id: string; readonly kind: 'released'; readonly notSent?: boolean } & OutcomeDetail);
+
+type FailureOutcome = Exclude<RecordedOutcome, { kind: 'sent' }>;
+
+const EVENT_OF: Readonly<Record<RecordedOutcome['kind'], MessageEvent>> = {
+  sent: MessageEvent.Accept,
+  failed: MessageEvent.RejectPermanent,
+  unknown: MessageEvent.OutcomeAmbiguous,
+  released: MessageEvent.ReleaseForRetry,
+};
 
 /** One applied state change, for the status topic. */
 export interface StatusChange {
@@ -74,12 +81,18 @@ export interface StatusChange {
 export class MessageClaimsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  // Every statement that reads or writes messages by an id list names the primary key: on a small
+  // table MariaDB scans the whole index for an UPDATE ... WHERE id IN (...), locking every row
+  // (PENDING ones of other batches too) until commit, and concurrent claims would skip them.
   async claim(ids: readonly string[], token: string): Promise<ClaimResult> {
     if (ids.length === 0) return { claimed: [], held: [], skipped: [] };
     return this.dataSource.transaction(async (manager) => {
+      // By primary key only: a plan through the state index would lock (and make concurrent
+      // claimers skip) PENDING rows of other batches that this claim never takes.
       const rows = (await manager.query(
         `SELECT id, run_id, campaign_id, tenant_id, channel, credential_id, recipient, attempts, content
-           FROM messages WHERE id IN (?) AND state = 'PENDING' FOR UPDATE SKIP LOCKED`,
+           FROM messages FORCE INDEX (PRIMARY)
+          WHERE id IN (?) AND state = 'PENDING' FOR UPDATE SKIP LOCKED`,
         [ids],
       )) as Row[];
       const runIds = [
@@ -106,7 +119,7 @@ export class MessageClaimsRepository {
       const skipped = ids.filter((id) => !found.has(id));
       if (claimable.length > 0) {
         await manager.query(
-          `UPDATE messages SET state = 'SENDING', claim_token = ?, claimed_at = UTC_TIMESTAMP(3),
+          `UPDATE messages FORCE INDEX (PRIMARY) SET state = 'SENDING', claim_token = ?, claimed_at = UTC_TIMESTAMP(3),
                   attempts = attempts + 1, updated_at = UTC_TIMESTAMP(3)
             WHERE id IN (?)`,
           [token, claimable.map((r) => String(r['id']))],
@@ -139,38 +152,35 @@ export class MessageClaimsRepository {
   }
 
   /**
-   * Records outcomes of claimed messages: sent (SENT with the provider id), failed (FAILED with
-   * reason and code), released (back to PENDING for a retry tier). Only rows still SENDING under
-   * this claim token change; a claim that expired meanwhile stays UNKNOWN for its callback to settle.
+   * Records outcomes of claimed messages: SENT (with the provider id), FAILED (reason and code),
+   * UNKNOWN (ambiguous), or back to PENDING for a retry tier. Only rows still SENDING under this
+   * claim token change; a claim that expired meanwhile stays UNKNOWN for its callback to settle.
+   * One UPDATE per kind, the run counters in the same transaction.
    */
   async record(token: string, outcomes: readonly RecordedOutcome[]): Promise<StatusChange[]> {
     if (outcomes.length === 0) return [];
     return this.dataSource.transaction(async (manager) => {
       const rows = (await manager.query(
-        `SELECT id, run_id, campaign_id, tenant_id, channel, recipient, state FROM messages
+        `SELECT id, run_id, campaign_id, tenant_id, channel, recipient FROM messages FORCE INDEX (PRIMARY)
           WHERE id IN (?) AND claim_token = ? AND state = 'SENDING' FOR UPDATE`,
         [outcomes.map((o) => o.id), token],
       )) as Row[];
       const byId = new Map(rows.map((r) => [String(r['id']), r]));
       const changes: StatusChange[] = [];
-      const sent: { id: string; providerMessageId: string }[] = [];
-      const failed: RecordedOutcome[] = [];
-      const released: RecordedOutcome[] = [];
+      const sent: Extract<RecordedOutcome, { kind: 'sent' }>[] = [];
+      const failures = new Map<MessageStatus, FailureOutcome[]>();
       for (const outcome of outcomes) {
         const row = byId.get(outcome.id);
         if (row === undefined) continue;
+        byId.delete(outcome.id); // an id given twice is recorded once
         const event =
-          outcome.kind === 'sent'
-            ? MessageEvent.Accept
-            : outcome.kind === 'failed'
-              ? MessageEvent.RejectPermanent
-              : MessageEvent.ReleaseForRetry;
+          outcome.kind === 'failed' && outcome.exhausted === true
+            ? MessageEvent.ExhaustRetries
+            : EVENT_OF[outcome.kind];
         const transition = transitionMessage(MessageStatus.Sending, event);
         if (!transition.ok) continue;
-        if (outcome.kind === 'sent')
-          sent.push({ id: outcome.id, providerMessageId: outcome.providerMessageId });
-        else if (outcome.kind === 'failed') failed.push(outcome);
-        else released.push(outcome);
+        if (outcome.kind === 'sent') sent.push(outcome);
+        else failures.set(transition.next, [...(failures.get(transition.next) ?? []), outcome]);
         changes.push({
           messageId: outcome.id,
           runId: nullableString(row['run_id']),
@@ -181,39 +191,52 @@ export class MessageClaimsRepository {
           previous: MessageStatus.Sending,
           status: transition.next,
           ...(outcome.kind === 'sent'
-            ? { providerMessageId: outcome.providerMessageId }
-            : { reason: outcome.reason, errorCode: outcome.code, errorText: outcome.text }),
+            ? outcome.providerMessageId === null
+              ? {}
+              : { providerMessageId: outcome.providerMessageId }
+            : {
+                reason: outcome.reason,
+                errorCode: outcome.code?.slice(0, 64),
+                errorText: outcome.text?.slice(0, 1024),
+              }),
         });
       }
       if (sent.length > 0) {
         await manager.query(
-          `UPDATE messages
+          `UPDATE messages FORCE INDEX (PRIMARY)
               SET state = 'SENT', sent_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3),
                   provider_message_id = CASE id ${sent.map(() => 'WHEN ? THEN ?').join(' ')} END
             WHERE id IN (?)`,
           [...sent.flatMap((s) => [s.id, s.providerMessageId]), sent.map((s) => s.id)],
         );
       }
-      for (const [list, state] of [
-        [failed, 'FAILED'],
-        [released, 'PENDING'],
-      ] as const) {
-        if (list.length === 0) continue;
-        const detail = list as readonly Extract<RecordedOutcome, { reason: FailureReason }>[];
+      for (const [state, list] of failures) {
+        const extra =
+          state === MessageStatus.Failed
+            ? 'failed_at = UTC_TIMESTAMP(3),'
+            : state === MessageStatus.Pending
+              ? `claim_token = NULL, claimed_at = NULL,
+                 attempts = GREATEST(CAST(attempts AS SIGNED) - CASE id ${list.map(() => 'WHEN ? THEN ?').join(' ')} ELSE 0 END, 0),`
+              : '';
+        const giveBack =
+          state === MessageStatus.Pending
+            ? list.flatMap((o) => [o.id, o.kind === 'released' && o.notSent === true ? 1 : 0])
+            : [];
         await manager.query(
-          `UPDATE messages
-              SET state = ?, ${state === 'FAILED' ? 'failed_at = UTC_TIMESTAMP(3),' : 'claim_token = NULL, claimed_at = NULL,'}
-                  reason = CASE id ${detail.map(() => 'WHEN ? THEN ?').join(' ')} END,
-                  error_code = CASE id ${detail.map(() => 'WHEN ? THEN ?').join(' ')} END,
-                  error_text = CASE id ${detail.map(() => 'WHEN ? THEN ?').join(' ')} END,
+          `UPDATE messages FORCE INDEX (PRIMARY)
+              SET state = ?, ${extra}
+                  reason = CASE id ${list.map(() => 'WHEN ? THEN ?').join(' ')} END,
+                  error_code = CASE id ${list.map(() => 'WHEN ? THEN ?').join(' ')} END,
+                  error_text = CASE id ${list.map(() => 'WHEN ? THEN ?').join(' ')} END,
                   updated_at = UTC_TIMESTAMP(3)
             WHERE id IN (?)`,
           [
             state,
-            ...detail.flatMap((o) => [o.id, o.reason]),
-            ...detail.flatMap((o) => [o.id, o.code?.slice(0, 64) ?? null]),
-            ...detail.flatMap((o) => [o.id, o.text?.slice(0, 1024) ?? null]),
-            detail.map((o) => o.id),
+            ...giveBack,
+            ...list.flatMap((o) => [o.id, o.reason]),
+            ...list.flatMap((o) => [o.id, o.code?.slice(0, 64) ?? null]),
+            ...list.flatMap((o) => [o.id, o.text?.slice(0, 1024) ?? null]),
+            list.map((o) => o.id),
           ],
         );
       }
@@ -226,20 +249,66 @@ export class MessageClaimsRepository {
   }
 
   /**
-   * SENDING rows claimed longer ago than the timeout become UNKNOWN (a sender died between claim and
-   * result): counted and shown, never resent automatically. Returns the changes applied.
+   * The send results already recorded for these messages (SENT, FAILED or UNKNOWN, as their
+   * claim's owner left them). A batch delivered again after its sender died between recording and
+   * publishing finds its rows settled: their status events are published again from here (same
+   * event ids, so consumers dedupe), and none is lost. Locked rows are read as they were before.
    */
-  async expireClaims(olderThanMs: number, limit: number): Promise<StatusChange[]> {
+  async settledChanges(ids: readonly string[]): Promise<StatusChange[]> {
+    if (ids.length === 0) return [];
+    const rows = (await this.dataSource.query(
+      `SELECT id, run_id, campaign_id, tenant_id, channel, recipient, state, provider_message_id,
+              reason, error_code, error_text
+         FROM messages
+        WHERE id IN (?) AND state IN ('SENT', 'FAILED', 'UNKNOWN') AND attempts > 0`,
+      [ids],
+    )) as Row[];
+    return rows.map((r) => {
+      const optional = (column: string): string | undefined =>
+        r[column] === null || r[column] === undefined ? undefined : String(r[column]);
+      const change: StatusChange = {
+        messageId: String(r['id']),
+        runId: nullableString(r['run_id']),
+        campaignId: String(r['campaign_id']),
+        tenantId: String(r['tenant_id']),
+        channel: r['channel'] as Channel,
+        recipient: String(r['recipient']),
+        previous: MessageStatus.Sending,
+        status: r['state'] as MessageStatus,
+        providerMessageId: optional('provider_message_id'),
+        reason: optional('reason') as FailureReason | undefined,
+        errorCode: optional('error_code'),
+        errorText: optional('error_text'),
+      };
+      return change;
+    });
+  }
+
+  /**
+   * SENDING rows claimed longer ago than the timeout become UNKNOWN (a sender died between claim and
+   * result): counted and shown, never resent automatically. `beforeCommit` publishes the changes
+   * while the rows are still locked: a crash before the commit leaves them SENDING for the next
+   * sweep (which publishes the same event ids again), so no UNKNOWN goes unannounced. Returns the
+   * changes applied.
+   */
+  async expireClaims(
+    olderThanMs: number,
+    limit: number,
+    beforeCommit: (changes: readonly StatusChange[]) => Promise<void>,
+  ): Promise<StatusChange[]> {
     return this.dataSource.transaction(async (manager) => {
       const rows = (await manager.query(
-        `SELECT id, run_id, campaign_id, tenant_id, channel, recipient FROM messages
+        // Through the (state, claimed_at) index only: a table scan would lock every row it reads
+        // (PENDING ones too) until commit, and make claimers skip them.
+        `SELECT id, run_id, campaign_id, tenant_id, channel, recipient
+           FROM messages FORCE INDEX (idx_messages_state_claimed)
           WHERE state = 'SENDING' AND claimed_at < DATE_SUB(UTC_TIMESTAMP(3), INTERVAL ? MICROSECOND)
           ORDER BY claimed_at LIMIT ? FOR UPDATE SKIP LOCKED`,
         [olderThanMs * 1000, limit],
       )) as Row[];
       if (rows.length === 0) return [];
       await manager.query(
-        `UPDATE messages SET state = 'UNKNOWN', reason = ?, updated_at = UTC_TIMESTAMP(3) WHERE id IN (?)`,
+        `UPDATE messages FORCE INDEX (PRIMARY) SET state = 'UNKNOWN', reason = ?, updated_at = UTC_TIMESTAMP(3) WHERE id IN (?)`,
         [FailureReason.Timeout, rows.map((r) => String(r['id']))],
       );
       const changes: StatusChange[] = rows.map((r) => ({
@@ -257,8 +326,22 @@ export class MessageClaimsRepository {
         manager,
         changes.map((c) => ({ runId: c.runId, from: c.previous, to: c.status })),
       );
+      await beforeCommit(changes);
       return changes;
     });
+  }
+
+  /**
+   * Which of these messages are PENDING, read without a lock: a claim skips rows another
+   * transaction holds, and those still PENDING afterwards must be offered again, not dropped.
+   */
+  async pendingAmong(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = (await this.dataSource.query(
+      `SELECT id FROM messages WHERE id IN (?) AND state = 'PENDING'`,
+      [ids],
+    )) as Row[];
+    return rows.map((r) => String(r['id']));
   }
 
   /** A batch of a run is done (every message claimed, held or skipped): the expander's backpressure counts it. */

@@ -7,4 +7,13 @@ export class SendingConfig {
   @Expose() @ToInt() @IsInt() @Min(5_000) @Max(86_400_000) SENDER_CLAIM_TIMEOUT_MS = 120_000;
   /** How often each replica looks for expired claims (replicas split them with SKIP LOCKED). */
   @Expose() @ToInt() @IsInt() @Min(100) @Max(600_000) SENDER_CLAIM_SWEEP_MS = 5_000;
+  /** Extra random delay on a retry tier, in percent of the tier's delay (spreads a burst of retries). */
+  @Expose() @ToInt() @IsInt() @Min(0) @Max(100) SENDER_RETRY_JITTER_PERCENT = 20;
+  /**
+   * Retry tier delays in percent of the contract's (5 s, 30 s, 2 min, 10 min). Below 100 only for
+   * tests and demos that must see a message use up its tiers in seconds.
+   */
+  @Expose() @ToInt() @IsInt() @Min(1) @Max(100) SENDER_RETRY_DELAY_PERCENT = 100;
+  /** How long a campaign's compiled template is reused before it is read again. */
+  @Expose() @ToInt() @IsInt() @Min(0) @Max(3_600_000) CAMPAIGN_CONTENT_CACHE_MS = 30_000;
 }

@@ -1,14 +1,29 @@
 import { Module } from '@nestjs/common';
+import { ProvidersModule } from '../providers/providers.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { CampaignContentRepository } from './campaign-content.repository';
 import { ClaimExpiryService } from './claim-expiry.service';
 import { MessageClaimsRepository } from './message-claims.repository';
+import { SendBatchService } from './send-batch.service';
+import { SendBatchesConsumer } from './send-batches.consumer';
+import { SendingMetrics } from './sending.metrics';
 import { StatusEventsPublisher } from './status-events.publisher';
 
 /**
- * The exactly-once core of sending: claims, outcomes, status events, and claims that expire to
- * UNKNOWN. The batch consumer that drives it (claim -> rate limit -> provider -> record) comes next.
+ * Sending: batches (campaign, priority, retry tiers) -> rate limit -> claim -> provider -> record,
+ * with status events and claims that expire to UNKNOWN.
  */
 @Module({
-  providers: [MessageClaimsRepository, StatusEventsPublisher, ClaimExpiryService],
+  imports: [ProvidersModule, RateLimitModule],
+  providers: [
+    MessageClaimsRepository,
+    StatusEventsPublisher,
+    ClaimExpiryService,
+    CampaignContentRepository,
+    SendingMetrics,
+    SendBatchService,
+    SendBatchesConsumer,
+  ],
   exports: [MessageClaimsRepository, StatusEventsPublisher],
 })
 export class SendingModule {}

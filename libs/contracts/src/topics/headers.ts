@@ -8,4 +8,9 @@ export const KafkaHeaders = {
   originTopic: 'ums-origin-topic',
   /** The last error that sent it to a retry tier or the dead-letter topic. */
   lastError: 'ums-last-error',
+  /**
+   * Set on a send retry-tier batch that holds only the items of an earlier batch still to be sent
+   * (that batch was already counted as finished for the expander's backpressure).
+   */
+  partialRetry: 'ums-partial-retry',
 } as const;

@@ -10,20 +10,21 @@ const COLUMNS = [
   E.ReleaseForRetry,
   E.ExhaustRetries,
   E.ClaimExpired,
+  E.OutcomeAmbiguous,
   E.ResendUnknown,
   E.RetryFailed,
   E.Skip,
 ];
 const TABLE: Record<S, string> = {
-  //                    claim accept reject release exhaust expired resend retry skip
-  [S.Pending]: /*    */ 'Sg    -      -      -       F       -       -      -     Sk',
-  [S.Sending]: /*    */ '-     St     F      P       F       U       -      -     -',
-  [S.Sent]: /*       */ '-     -      -      -       -       -       -      -     -',
-  [S.Delivered]: /*  */ '-     -      -      -       -       -       -      -     -',
-  [S.Read]: /*       */ '-     -      -      -       -       -       -      -     -',
-  [S.Failed]: /*     */ '-     -      -      -       -       -       -      P     -',
-  [S.Unknown]: /*    */ '-     -      -      -       -       -       P      -     -',
-  [S.Skipped]: /*    */ '-     -      -      -       -       -       -      -     -',
+  //                    claim accept reject release exhaust expired ambiguous resend retry skip
+  [S.Pending]: /*    */ 'Sg    -      -      -       F       -       -         -      -     Sk',
+  [S.Sending]: /*    */ '-     St     F      P       F       U       U         -      -     -',
+  [S.Sent]: /*       */ '-     -      -      -       -       -       -         -      -     -',
+  [S.Delivered]: /*  */ '-     -      -      -       -       -       -         -      -     -',
+  [S.Read]: /*       */ '-     -      -      -       -       -       -         -      -     -',
+  [S.Failed]: /*     */ '-     -      -      -       -       -       -         -      P     -',
+  [S.Unknown]: /*    */ '-     -      -      -       -       -       -         P      -     -',
+  [S.Skipped]: /*    */ '-     -      -      -       -       -       -         -      -     -',
 };
 const CODES: Record<string, S> = {
   P: S.Pending,
@@ -52,7 +53,7 @@ describe('transitionMessage', () => {
     }
   });
 
-  it('enumerates all 8 x 9 pairs, every status and event exactly once', () => {
+  it('enumerates all 8 x 10 pairs, every status and event exactly once', () => {
     expect(Object.keys(TABLE).sort()).toEqual(Object.values(S).sort());
     expect([...COLUMNS].sort()).toEqual(Object.values(E).sort());
     for (const row of Object.values(TABLE)) {
@@ -60,7 +61,7 @@ describe('transitionMessage', () => {
       expect(cells).toHaveLength(COLUMNS.length);
       expect(cells.every((c) => c === '-' || CODES[c] !== undefined)).toBe(true);
     }
-    expect(everyPair).toHaveLength(72);
+    expect(everyPair).toHaveLength(80);
   });
 
   it('never resends automatically: UNKNOWN is left only by an explicit resend', () => {
@@ -92,6 +93,7 @@ describe('sourceStatesOf', () => {
     [E.ReleaseForRetry]: [S.Sending],
     [E.ExhaustRetries]: [S.Pending, S.Sending],
     [E.ClaimExpired]: [S.Sending],
+    [E.OutcomeAmbiguous]: [S.Sending],
     [E.ResendUnknown]: [S.Unknown],
     [E.RetryFailed]: [S.Failed],
     [E.Skip]: [S.Pending],

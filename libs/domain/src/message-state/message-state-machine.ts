@@ -17,6 +17,11 @@ export enum MessageEvent {
   ExhaustRetries = 'exhaust-retries',
   /** The claim timed out without a recorded result; never resent automatically. */
   ClaimExpired = 'claim-expired',
+  /**
+   * The request may have reached the provider but no answer came back (timeout after sending, reset
+   * connection): resending could duplicate, so the message is UNKNOWN until a callback settles it.
+   */
+  OutcomeAmbiguous = 'outcome-ambiguous',
   /** An operator explicitly resends UNKNOWN messages. */
   ResendUnknown = 'resend-unknown',
   /** An operator retries FAILED messages. */
@@ -40,6 +45,7 @@ const TRANSITIONS: Readonly<Record<MessageStatus, Partial<Record<MessageEvent, M
     [E.ReleaseForRetry]: S.Pending,
     [E.ExhaustRetries]: S.Failed,
     [E.ClaimExpired]: S.Unknown,
+    [E.OutcomeAmbiguous]: S.Unknown,
   },
   [S.Sent]: {},
   [S.Delivered]: {},

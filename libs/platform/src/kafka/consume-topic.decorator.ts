@@ -13,6 +13,11 @@ export interface ConsumeTopicOptions<V extends object> {
   readonly partitionsConsumedConcurrently?: number;
   /** Delay-tier topics, shortest first; a chunk that still fails goes to the next tier, then to the DLQ. */
   readonly retryTiers?: readonly TopicDefinition<V>[];
+  /**
+   * False when another handler's group already consumes these tiers (two lanes sharing one set of
+   * tiers): failures are still forwarded to them, but this registration starts no tier flow.
+   */
+  readonly consumeRetryTiers?: boolean;
   /** Attempts within the partition before moving on (default 3 without tiers, 1 with tiers). */
   readonly inPlaceAttempts?: number;
   /** Extra random delay on tiers, as a fraction of the tier delay (default 0.2). */

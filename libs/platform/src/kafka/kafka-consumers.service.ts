@@ -52,7 +52,8 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
     const handlers = this.discover();
     const seen = new Map<string, string>();
     for (const h of handlers) {
-      const topics = [h.options.topic, ...(h.options.retryTiers ?? [])];
+      const consumedTiers = h.options.consumeRetryTiers === false ? [] : (h.options.retryTiers ?? []);
+      const topics = [h.options.topic, ...consumedTiers];
       for (const topic of topics) {
         const slot = `${h.options.groupId} <- ${topic.name}`;
         const other = seen.get(slot);

@@ -63,7 +63,8 @@ export class TopicConsumer<V extends object> {
 
   /** Physical names (with the namespace). */
   get topicNames(): string[] {
-    return [this.options.topic.name, ...this.tiers.map((t) => t.name)].map((name) => this.names.topic(name));
+    const tiers = this.options.consumeRetryTiers === false ? [] : this.tiers;
+    return [this.options.topic.name, ...tiers.map((t) => t.name)].map((name) => this.names.topic(name));
   }
 
   async start(): Promise<void> {
@@ -72,7 +73,7 @@ export class TopicConsumer<V extends object> {
       [this.names.topic(this.options.topic.name)],
       false,
     );
-    if (this.tiers.length > 0) {
+    if (this.tiers.length > 0 && this.options.consumeRetryTiers !== false) {
       await this.startFlow(
         this.names.group(`${this.options.groupId}.retry`),
         this.tiers.map((t) => this.names.topic(t.name)),

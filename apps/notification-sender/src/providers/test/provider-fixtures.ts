@@ -27,6 +27,7 @@ export function credentialFor<P extends Provider>(
     config: parsed.config,
     endpoint: endpointOf(parsed.config.baseUrl),
     secret: secret === undefined ? undefined : new RedactedSecret(secret),
+    limits: { ceiling: 1_000, floor: 10, tenantCapPerSec: null },
   };
 }
 

@@ -1,0 +1,409 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import {
+  type BatchItemV1,
+  FailureReason,
+  KafkaHeaders,
+  type MessageBatchV1,
+  SendLane,
+  SendRetryTiers,
+  Topics,
+} from '@ums/contracts';
+import {
+  compileTemplate,
+  disposeSendResult,
+  type SendResult,
+  sendSignalsOf,
+  type TemplateContent,
+} from '@ums/domain';
+import {
+  buildDeadLetter,
+  type ConsumedMessage,
+  jsonColumn,
+  KafkaProducer,
+  type RawRecord,
+} from '@ums/platform';
+import { PinoLogger } from 'nestjs-pino';
+import { CredentialLoader } from '../providers/credential-loader.service';
+import type { LoadedCredential, OutgoingMessage } from '../providers/provider-adapter';
+import { ProviderRegistry } from '../providers/provider-registry.service';
+import { RateLimitService } from '../rate-limit/rate-limit.service';
+import { CampaignContentRepository } from './campaign-content.repository';
+import {
+  type ClaimedMessage,
+  MessageClaimsRepository,
+  type RecordedOutcome,
+} from './message-claims.repository';
+import { SendingConfig } from './sending.config';
+import { type MessageOutcomeLabel, SendingMetrics } from './sending.metrics';
+import { StatusEventsPublisher } from './status-events.publisher';
+
+/** The consumer group of campaign batches; its `.retry` group reads the send retry tiers. */
+export const SENDER_GROUP = 'notification-sender';
+
+/** What a single send keeps on its row: the producer's content and the recipient's variables. */
+interface StoredSingleSend {
+  readonly content?: TemplateContent;
+  readonly variables?: Record<string, string> | null;
+}
+
+type Rendered =
+  | { readonly ok: true; readonly content: TemplateContent }
+  | { readonly ok: false; readonly result: SendResult };
+
+/**
+ * Sends one batch exactly once per message (ARCHITECTURE.md, Guarantees and Sending):
+ * tokens from the credential's shared bucket first, then, for each grant, the granted messages are
+ * claimed in MySQL (PENDING -> SENDING under a claim token, SKIP LOCKED), sent through the
+ * provider adapter, and their results recorded by the claim's owner. Retryable results wait on a
+ * send retry tier (only those items), exhausted ones go to the dead-letter topic, ambiguous ones
+ * become UNKNOWN. Tier and dead-letter copies are on Kafka before the rows are recorded, so a crash
+ * in between leaves the rows SENDING (later UNKNOWN), never PENDING with nothing to send them.
+ */
+@Injectable()
+export class SendBatchService implements BeforeApplicationShutdown {
+  /** Aborts waits for tokens at shutdown; provider requests already started are let finish. */
+  private readonly shutdown = new AbortController();
+  private readonly tierDelaysMs: readonly number[];
+
+  constructor(
+    private readonly claims: MessageClaimsRepository,
+    private readonly statuses: StatusEventsPublisher,
+    private readonly campaigns: CampaignContentRepository,
+    private readonly credentials: CredentialLoader,
+    private readonly providers: ProviderRegistry,
+    private readonly rateLimit: RateLimitService,
+    private readonly producer: KafkaProducer,
+    private readonly config: SendingConfig,
+    private readonly metrics: SendingMetrics,
+    private readonly logger: PinoLogger,
+  ) {
+    this.logger.setContext(SendBatchService.name);
+    this.tierDelaysMs = SendRetryTiers.map((tier) =>
+      Math.round(((tier.delayMs ?? 0) * config.SENDER_RETRY_DELAY_PERCENT) / 100),
+    );
+  }
+
+  beforeApplicationShutdown(): void {
+    this.shutdown.abort();
+  }
+
+  /**
+   * Resolves once every message of the batch is recorded (or held, or found handled already) and
+   * its retries, dead letters and status events are on Kafka: the offset may then be committed.
+   */
+  async send(message: ConsumedMessage<MessageBatchV1>): Promise<void> {
+    const batch = message.value;
+    const endTimer = this.metrics.batchSeconds.startTimer({ lane: batch.lane });
+    const ids = [...new Set(batch.items.map((item) => item.messageId))];
+    const loaded = await this.credentials.load(batch.credentialId);
+    if (!loaded.ok) {
+      // Nothing can be sent with it: every message takes the credential's failure (no tokens needed).
+      const failure = loaded.failure;
+      await this.sendSlice(message, ids, undefined, () => failure);
+    } else {
+      await this.sendUnderRateLimit(message, ids, loaded.credential);
+    }
+    // The expander's backpressure counts batches; a partial retry's batch was counted already.
+    if (batch.runId !== undefined && message.headers[KafkaHeaders.partialRetry] === undefined) {
+      await this.claims.finishBatches([batch.runId]);
+    }
+    endTimer();
+  }
+
+  /** Takes tokens and sends each grant at once (tokens are never banked), then waits for every send. */
+  private async sendUnderRateLimit(
+    message: ConsumedMessage<MessageBatchV1>,
+    ids: readonly string[],
+    credential: LoadedCredential,
+  ): Promise<void> {
+    const batch = message.value;
+    const sends: Promise<void>[] = [];
+    let waitFailure: { error: unknown } | undefined;
+    let next = 0;
+    try {
+      while (next < ids.length) {
+        const grant = await this.rateLimit.take(
+          {
+            credentialId: credential.id,
+            tenantId: batch.tenantId,
+            campaignId: batch.campaignId,
+            lane: batch.lane === SendLane.Priority ? 'priority' : 'bulk',
+            want: ids.length - next,
+            ceiling: credential.limits.ceiling,
+            floor: credential.limits.floor,
+            tenantCapPerSec: credential.limits.tenantCapPerSec,
+          },
+          this.shutdown.signal,
+        );
+        const slice = ids.slice(next, next + grant.granted);
+        next += slice.length;
+        sends.push(this.sendSlice(message, slice, credential));
+      }
+    } catch (error: unknown) {
+      waitFailure = { error };
+    }
+    const settled = await Promise.allSettled(sends);
+    if (waitFailure !== undefined) throw waitFailure.error;
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  /** Claims, sends and records one slice of a batch. `failAll` replaces the provider call. */
+  private async sendSlice(
+    message: ConsumedMessage<MessageBatchV1>,
+    ids: readonly string[],
+    credential: LoadedCredential | undefined,
+    failAll?: () => SendResult,
+  ): Promise<void> {
+    const batch = message.value;
+    const token = randomUUID();
+    const claim = await this.claims.claim(ids, token);
+    this.count(batch.lane, 'held', claim.held.length);
+    this.count(batch.lane, 'skipped', claim.skipped.length);
+    if (claim.skipped.length > 0) await this.handleSkipped(message, token, claim.skipped);
+    if (claim.claimed.length === 0) return;
+
+    const results = new Map<string, SendResult>();
+    const outgoing: OutgoingMessage[] = [];
+    const items = new Map(batch.items.map((item) => [item.messageId, item]));
+    for (const claimed of claim.claimed) {
+      if (failAll !== undefined) {
+        results.set(claimed.id, failAll());
+        continue;
+      }
+      const rendered = await this.render(batch, claimed, items.get(claimed.id));
+      if (!rendered.ok) results.set(claimed.id, rendered.result);
+      else
+        outgoing.push({
+          messageId: claimed.id,
+          channel: claimed.channel,
+          recipient: claimed.recipient,
+          content: rendered.content,
+        });
+    }
+    if (outgoing.length > 0 && credential !== undefined) {
+      // Provider requests are not aborted at shutdown: an answer recorded beats an UNKNOWN.
+      const outcomes = await this.providers.send(credential.id, outgoing);
+      const sent: SendResult[] = [];
+      for (const { messageId, ...result } of outcomes) {
+        results.set(messageId, result);
+        sent.push(result);
+      }
+      await this.reportToAimd(credential.id, sent);
+    }
+    await this.settle(message, token, claim.claimed, results, items);
+  }
+
+  /** Decides each result, puts retries and dead letters on Kafka, then records the rows. */
+  private async settle(
+    message: ConsumedMessage<MessageBatchV1>,
+    token: string,
+    claimed: readonly ClaimedMessage[],
+    results: ReadonlyMap<string, SendResult>,
+    items: ReadonlyMap<string, BatchItemV1>,
+  ): Promise<void> {
+    const batch = message.value;
+    const nowMs = Date.now();
+    const outcomes: RecordedOutcome[] = [];
+    const retries = new Map<number, { items: BatchItemV1[]; dueAt: number; lastError: string }>();
+    const exhausted: { item: BatchItemV1; attempts: number; error: string }[] = [];
+    for (const message of claimed) {
+      const result = results.get(message.id);
+      if (result === undefined) throw new Error(`no send result for message ${message.id}`);
+      const d = disposeSendResult(result, {
+        attempts: message.attempts,
+        tierDelaysMs: this.tierDelaysMs,
+        nowMs,
+        jitterRatio: this.config.SENDER_RETRY_JITTER_PERCENT / 100,
+      });
+      const id = message.id;
+      if (d.action === 'sent') {
+        outcomes.push({ id, kind: 'sent', providerMessageId: d.providerMessageId });
+        continue;
+      }
+      const detail = { reason: d.reason, code: d.code, text: d.detail };
+      const error = `${d.code}${d.detail === undefined ? '' : `: ${d.detail}`}`;
+      const item = items.get(id) ?? { messageId: id, recipient: message.recipient };
+      if (d.action === 'fail') outcomes.push({ id, kind: 'failed', ...detail });
+      else if (d.action === 'unknown') outcomes.push({ id, kind: 'unknown', ...detail });
+      else if (d.action === 'exhausted') {
+        outcomes.push({
+          id,
+          kind: 'failed',
+          exhausted: true,
+          ...detail,
+          reason: FailureReason.RetriesExhausted,
+        });
+        exhausted.push({ item, attempts: message.attempts, error });
+      } else {
+        outcomes.push({ id, kind: 'released', notSent: d.notSent, ...detail });
+        const tier = retries.get(d.tier) ?? { items: [], dueAt: 0, lastError: error };
+        tier.items.push(item);
+        // One record per tier: due when its last item is (none is retried early).
+        tier.dueAt = Math.max(tier.dueAt, d.dueAt);
+        retries.set(d.tier, tier);
+      }
+    }
+    await Promise.all([this.publishRetries(message, token, retries), this.deadLetter(message, exhausted)]);
+    const changes = await this.claims.record(token, outcomes);
+    await this.statuses.publish(changes);
+    const recorded = new Set(changes.map((change) => change.messageId));
+    for (const outcome of outcomes) {
+      if (recorded.has(outcome.id)) this.count(batch.lane, labelOf(outcome), 1);
+    }
+  }
+
+  private async render(
+    batch: MessageBatchV1,
+    claimed: ClaimedMessage,
+    item: BatchItemV1 | undefined,
+  ): Promise<Rendered> {
+    let content: TemplateContent;
+    let variables: Record<string, string>;
+    if (claimed.stored !== null) {
+      // A single send: the row keeps what the producer asked for.
+      const stored = jsonColumn(claimed.stored) as StoredSingleSend;
+      if (stored.content === undefined) return refused('CONTENT_INVALID', 'the message has no content');
+      content = stored.content;
+      variables = stored.variables ?? {};
+    } else if (batch.content !== undefined) {
+      content = batch.content;
+      variables = item?.variables ?? {};
+    } else {
+      const campaign = await this.campaigns.contentOf(batch.campaignId);
+      if (!campaign.ok) return refused('CONTENT_INVALID', campaign.detail);
+      return fromRender(campaign.template.render(item?.variables ?? {}));
+    }
+    const compiled = compileTemplate(content);
+    if (!compiled.ok) return refused('CONTENT_INVALID', `${compiled.field}: ${compiled.reason}`);
+    return fromRender(compiled.template.render(variables));
+  }
+
+  private async publishRetries(
+    message: ConsumedMessage<MessageBatchV1>,
+    token: string,
+    retries: ReadonlyMap<number, { items: BatchItemV1[]; dueAt: number; lastError: string }>,
+  ): Promise<void> {
+    const batch = message.value;
+    const rootId = batch.batchId.split('~')[0] ?? batch.batchId;
+    await Promise.all(
+      [...retries].map(([tierIndex, retry]) => {
+        const tier = SendRetryTiers[tierIndex];
+        if (tier === undefined) throw new Error(`no send retry tier ${tierIndex}`);
+        const value: MessageBatchV1 = {
+          ...batch,
+          batchId: `${rootId}~t${tierIndex}~${token.slice(0, 8)}`,
+          items: retry.items,
+          createdAt: new Date().toISOString(),
+        };
+        const record: RawRecord = {
+          key: tier.keyOf(value),
+          value: JSON.stringify(value),
+          headers: {
+            [KafkaHeaders.dueAt]: String(retry.dueAt),
+            // The platform continues from this tier if handling the copy itself fails.
+            [KafkaHeaders.attempt]: String(tierIndex + 1),
+            [KafkaHeaders.originTopic]:
+              message.headers[KafkaHeaders.originTopic] ??
+              (batch.lane === SendLane.Priority ? Topics.prioritySends.name : Topics.batches.name),
+            [KafkaHeaders.lastError]: retry.lastError.slice(0, 1024),
+            [KafkaHeaders.partialRetry]: '1',
+          },
+        };
+        return this.producer.publishRaw(tier.name, [record]);
+      }),
+    );
+  }
+
+  private async deadLetter(
+    message: ConsumedMessage<MessageBatchV1>,
+    exhausted: readonly { item: BatchItemV1; attempts: number; error: string }[],
+  ): Promise<void> {
+    if (exhausted.length === 0) return;
+    const value: MessageBatchV1 = { ...message.value, items: exhausted.map((e) => e.item) };
+    const letter = buildDeadLetter(
+      {
+        topic: message.topic,
+        partition: message.partition,
+        offset: message.offset,
+        key: message.key === null ? null : Buffer.from(message.key, 'utf8'),
+        value: Buffer.from(JSON.stringify(value), 'utf8'),
+        headers: message.headers,
+      },
+      SENDER_GROUP,
+      'RETRIES_EXHAUSTED',
+      exhausted.map((e) => `${e.item.messageId}: ${e.error}`).join('\n'),
+      Math.max(...exhausted.map((e) => e.attempts)),
+      new Date(),
+    );
+    await this.producer.publishRaw(Topics.deadLetters.name, [
+      { key: Topics.deadLetters.keyOf(letter), value: JSON.stringify(letter) },
+    ]);
+  }
+
+  /**
+   * Skipped messages were not PENDING, or another transaction held them. Those settled by a sender
+   * that died before publishing get their status events again; those still PENDING (the lock was
+   * someone else's read) wait on the first tier, so that none is left behind unclaimed.
+   */
+  private async handleSkipped(
+    message: ConsumedMessage<MessageBatchV1>,
+    token: string,
+    skipped: readonly string[],
+  ): Promise<void> {
+    const pending = new Set(await this.claims.pendingAmong(skipped));
+    const settled = await this.claims.settledChanges(skipped.filter((id) => !pending.has(id)));
+    if (settled.length > 0) {
+      await this.statuses.publish(settled);
+      this.metrics.statusRepublished.inc(settled.length);
+    }
+    if (pending.size === 0) return;
+    const items = message.value.items.filter((item) => pending.has(item.messageId));
+    this.metrics.claimContended.inc(items.length);
+    const firstTier = this.tierDelaysMs[0] ?? 0;
+    await this.publishRetries(
+      message,
+      token,
+      new Map([
+        [0, { items, dueAt: Date.now() + firstTier, lastError: 'CLAIM_CONTENDED: row locked at claim time' }],
+      ]),
+    );
+  }
+
+  /**
+   * AIMD learns from what the provider said. Its failure must not fail the batch: the messages are
+   * sent and must be recorded, so it is logged and the next report carries on.
+   */
+  private async reportToAimd(credentialId: string, results: readonly SendResult[]): Promise<void> {
+    try {
+      await this.rateLimit.report(credentialId, sendSignalsOf(results));
+    } catch (error: unknown) {
+      this.logger.error({ credentialId, err: error }, 'Reporting send outcomes to AIMD failed');
+    }
+  }
+
+  private count(lane: SendLane, outcome: MessageOutcomeLabel, n: number): void {
+    if (n > 0) this.metrics.messages.inc({ lane, outcome }, n);
+  }
+}
+
+function labelOf(outcome: RecordedOutcome): MessageOutcomeLabel {
+  if (outcome.kind === 'released') return 'retried';
+  if (outcome.kind === 'failed' && outcome.exhausted === true) return 'exhausted';
+  return outcome.kind;
+}
+
+function refused(code: string, detail: string): Rendered {
+  return { ok: false, result: { kind: 'permanent', reason: FailureReason.Rejected, code, detail } };
+}
+
+function fromRender(
+  rendered:
+    | { readonly ok: true; readonly content: TemplateContent }
+    | { readonly ok: false; readonly missing: string[] },
+): Rendered {
+  return rendered.ok
+    ? { ok: true, content: rendered.content }
+    : refused('VARIABLES_MISSING', `missing variables: ${rendered.missing.join(', ')}`);
+}

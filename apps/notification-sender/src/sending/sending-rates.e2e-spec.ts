@@ -1,0 +1,194 @@
+import { Channel, SendRequestKind, type SendRequestV1, Topics } from '@ums/contracts';
+import { KafkaNames } from '@ums/platform';
+import { insertSimulatorCredential, seedCampaign, testKafka, waitUntil } from '@ums/testing';
+import { SendingFixture } from './test/sending-fixture';
+
+jest.setTimeout(600_000);
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('rate limits end to end: three senders, one credential (real Kafka, MariaDB, Redis, processes)', () => {
+  let fixture: SendingFixture;
+
+  beforeAll(async () => {
+    fixture = await SendingFixture.start('sender_rates');
+    await Promise.all(['a', 'b', 'c'].map((name) => fixture.startSender(name)));
+  });
+
+  afterAll(async () => {
+    await fixture?.stop();
+  });
+
+  async function dbNow(): Promise<string> {
+    const [row] = (await fixture.ds.query('SELECT UTC_TIMESTAMP(3) AS now')) as { now: string }[];
+    return String(row?.now);
+  }
+
+  async function sentBetween(credentialId: string, from: string, to: string): Promise<Map<string, number>> {
+    const rows = (await fixture.ds.query(
+      `SELECT campaign_id, COUNT(*) AS n FROM messages
+        WHERE credential_id = ? AND sent_at >= ? AND sent_at < ? GROUP BY campaign_id`,
+      [credentialId, from, to],
+    )) as { campaign_id: string; n: number | string }[];
+    return new Map(rows.map((r) => [r.campaign_id, Number(r.n)]));
+  }
+
+  async function addCredential(
+    id: string,
+    ceilingPerSec: number,
+    floorPerSec: number,
+    simulator: object,
+  ): Promise<void> {
+    await fixture.simulator.putCredential(id, {
+      provider: 'simulator',
+      latency: { minMs: 1, p50Ms: 5, p99Ms: 25 },
+      callbacks: { enabled: false },
+      ...simulator,
+    });
+    await insertSimulatorCredential(fixture.db.settings, {
+      id,
+      tenantId: 'acme',
+      baseUrl: fixture.simulator.url,
+      ceilingPerSec,
+      floorPerSec,
+    });
+  }
+
+  async function stopRun(runId: string): Promise<void> {
+    await fixture.ds.query(`UPDATE runs SET state = 'STOPPED' WHERE id = ?`, [runId]);
+  }
+
+  it('keeps a 200/s credential under its limit, shares it between two campaigns and lets single sends go first', async () => {
+    const credentialId = 'cred_rate';
+    await addCredential(credentialId, 200, 20, {});
+    await seedCampaign(fixture.db.settings, {
+      campaignId: 'cmp_big',
+      tenantId: 'acme',
+      credentialId,
+      contacts: 100_000,
+    });
+    await seedCampaign(fixture.db.settings, {
+      campaignId: 'cmp_small',
+      tenantId: 'acme',
+      credentialId,
+      contacts: 4_000,
+    });
+    const big = await fixture.createRun('cmp_big');
+    await waitUntil(
+      'the big campaign saturates the credential',
+      async () => (await fixture.counters(big)).sent >= 600,
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    const small = await fixture.createRun('cmp_small');
+    await waitUntil('the small campaign sending', async () => (await fixture.counters(small)).sent >= 200, {
+      timeoutMs: 60_000,
+    });
+
+    // Fair shares over 10 seconds while both campaigns want more than the credential gives.
+    const from = await dbNow();
+    await sleep(10_000);
+    const shares = await sentBetween(credentialId, from, await dbNow());
+    const bigSent = shares.get('cmp_big') ?? 0;
+    const smallSent = shares.get('cmp_small') ?? 0;
+
+    // Single sends while the credential is saturated: through the scheduler, onto the priority lane.
+    const producer = testKafka().producer();
+    await producer.connect();
+    const waits: number[] = [];
+    try {
+      for (let i = 0; i < 5; i++) {
+        const request: SendRequestV1 = {
+          requestId: `otp-${i}`,
+          kind: SendRequestKind.Single,
+          tenantId: 'acme',
+          channel: Channel.Sms,
+          credentialId,
+          content: { text: 'Your code is 1234' },
+          recipient: { address: `+4915900000${String(10 + i)}` },
+          requestedAt: new Date().toISOString(),
+        };
+        await producer.send({
+          topic: new KafkaNames(fixture.namespace).topic(Topics.sendRequests.name),
+          messages: [{ key: request.tenantId, value: JSON.stringify(request) }],
+        });
+        const row = await waitUntil(
+          `single send ${i} sent`,
+          async () => {
+            const rows = (await fixture.ds.query(
+              `SELECT state, TIMESTAMPDIFF(MICROSECOND, created_at, sent_at) / 1000 AS waited_ms
+                 FROM messages WHERE tenant_id = 'acme' AND idempotency_key = ?`,
+              [`otp-${i}`],
+            )) as { state: string; waited_ms: string | number | null }[];
+            return rows[0]?.state === 'SENT' ? rows[0] : undefined;
+          },
+          { timeoutMs: 30_000, intervalMs: 50 },
+        );
+        waits.push(Number(row.waited_ms));
+        await sleep(500);
+      }
+    } finally {
+      await producer.disconnect();
+    }
+    const stats = await fixture.simulator.stats(credentialId);
+    await Promise.all([stopRun(big), stopRun(small)]);
+    process.stdout.write(
+      `rate test: max ${stats.maxPerSecond} sends in any 1 s window (limit 200); shares over 10 s: big ${bigSent}, small ${smallSent}; ` +
+        `single-send waits (ms): ${waits.map((w) => w.toFixed(0)).join(', ')}; duplicates ${stats.duplicates}\n`,
+    );
+
+    expect(stats.maxPerSecond).toBeLessThanOrEqual(210);
+    expect(stats.duplicates).toBe(0);
+    const total = bigSent + smallSent;
+    expect(total).toBeGreaterThan(1_500); // the credential was in use: about 200/s for 10 s
+    expect(bigSent / total).toBeGreaterThanOrEqual(0.4);
+    expect(bigSent / total).toBeLessThanOrEqual(0.6);
+    expect(Math.max(...waits)).toBeLessThan(1_000);
+  });
+
+  it('AIMD settles between half and all of a provider that delivers 65% of the ceiling, and follows it when capacity doubles', async () => {
+    const credentialId = 'cred_aimd';
+    await addCredential(credentialId, 1_000, 50, { capacityTps: 650 });
+    await seedCampaign(fixture.db.settings, {
+      campaignId: 'cmp_aimd',
+      tenantId: 'acme',
+      credentialId,
+      contacts: 80_000,
+    });
+    const run = await fixture.createRun('cmp_aimd');
+    await waitUntil('sending started', async () => (await fixture.counters(run)).sent > 0, {
+      timeoutMs: 60_000,
+    });
+
+    await sleep(30_000);
+    const settled = await perSecond(credentialId, 10);
+    await fixture.simulator.patchCredential(credentialId, { capacityTps: 1_300 });
+    await sleep(20_000);
+    const doubled = await perSecond(credentialId, 5);
+    await stopRun(run);
+    process.stdout.write(
+      `AIMD test: at capacity 650/s, settled ${settled.accepted.toFixed(0)}/s accepted with ${(settled.throttledShare * 100).toFixed(2)}% throttled; ` +
+        `after capacity 1300/s: ${doubled.accepted.toFixed(0)}/s accepted (ceiling 1000)\n`,
+    );
+
+    expect(settled.accepted).toBeGreaterThanOrEqual(325);
+    expect(settled.accepted).toBeLessThanOrEqual(650);
+    expect(settled.throttledShare).toBeLessThan(0.05);
+    expect(doubled.accepted).toBeGreaterThan(650);
+  });
+
+  /** Accepted per second and the throttled share over the last `seconds` full seconds, from the simulator. */
+  async function perSecond(
+    credentialId: string,
+    seconds: number,
+  ): Promise<{ accepted: number; throttledShare: number }> {
+    await sleep(seconds * 1_000);
+    const stats = await fixture.simulator.stats(credentialId);
+    const now = Math.floor(Date.now() / 1000);
+    const window = stats.perSecond.filter((s) => s.second >= now - seconds && s.second < now);
+    const accepted = window.reduce((sum, s) => sum + s.accepted, 0);
+    const throttled = window.reduce((sum, s) => sum + s.throttled, 0);
+    return { accepted: accepted / seconds, throttledShare: throttled / Math.max(1, accepted + throttled) };
+  }
+});

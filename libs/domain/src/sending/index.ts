@@ -1,0 +1,2 @@
+export * from './send-disposition';
+export * from './send-signals';
