@@ -6,6 +6,7 @@ import { RateLimitConfig } from './rate-limit/rate-limit.config';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SendingConfig } from './sending/sending.config';
 import { SendingModule } from './sending/sending.module';
+import { StatusModule } from './status/status.module';
 
 /** Root module of notification-sender: provider adapters, rate limits, and the claims core of sending. */
 @Module({
@@ -20,6 +21,7 @@ import { SendingModule } from './sending/sending.module';
     RateLimitModule,
     ProvidersModule,
     SendingModule,
+    StatusModule,
   ],
 })
 export class NotificationSenderModule {}

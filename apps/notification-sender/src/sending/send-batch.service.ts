@@ -27,8 +27,10 @@ import { PinoLogger } from 'nestjs-pino';
 import { CredentialLoader } from '../providers/credential-loader.service';
 import type { LoadedCredential, OutgoingMessage } from '../providers/provider-adapter';
 import { ProviderRegistry } from '../providers/provider-registry.service';
-import { RateLimitService } from '../rate-limit/rate-limit.service';
+import { type AcquireRequest, RateLimitService } from '../rate-limit/rate-limit.service';
 import { CampaignContentRepository } from './campaign-content.repository';
+import { ClaimBudget } from './claim-budget';
+import { RunStatesRepository } from './run-states.repository';
 import {
   type ClaimedMessage,
   MessageClaimsRepository,
@@ -37,6 +39,9 @@ import {
 import { SendingConfig } from './sending.config';
 import { type MessageOutcomeLabel, SendingMetrics } from './sending.metrics';
 import { StatusEventsPublisher } from './status-events.publisher';
+
+/** A grant older than this when its messages are ready to go is taken again (see retake). */
+const GRANT_FRESH_MS = 100;
 
 /** The consumer group of campaign batches; its `.retry` group reads the send retry tiers. */
 export const SENDER_GROUP = 'notification-sender';
@@ -65,11 +70,13 @@ export class SendBatchService implements BeforeApplicationShutdown {
   /** Aborts waits for tokens at shutdown; provider requests already started are let finish. */
   private readonly shutdown = new AbortController();
   private readonly tierDelaysMs: readonly number[];
+  private readonly claimBudget: ClaimBudget;
 
   constructor(
     private readonly claims: MessageClaimsRepository,
     private readonly statuses: StatusEventsPublisher,
     private readonly campaigns: CampaignContentRepository,
+    private readonly runs: RunStatesRepository,
     private readonly credentials: CredentialLoader,
     private readonly providers: ProviderRegistry,
     private readonly rateLimit: RateLimitService,
@@ -79,6 +86,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
     private readonly logger: PinoLogger,
   ) {
     this.logger.setContext(SendBatchService.name);
+    this.claimBudget = new ClaimBudget(config.SENDER_MAX_CLAIMED_MESSAGES);
     this.tierDelaysMs = SendRetryTiers.map((tier) =>
       Math.round(((tier.delayMs ?? 0) * config.SENDER_RETRY_DELAY_PERCENT) / 100),
     );
@@ -97,10 +105,13 @@ export class SendBatchService implements BeforeApplicationShutdown {
     const endTimer = this.metrics.batchSeconds.startTimer({ lane: batch.lane });
     const ids = [...new Set(batch.items.map((item) => item.messageId))];
     const loaded = await this.credentials.load(batch.credentialId);
-    if (!loaded.ok) {
+    if (batch.runId !== undefined && !(await this.runs.isRunning(batch.runId))) {
+      // Paused or stopped: its messages stay PENDING (the expander publishes them again on resume).
+      this.count(batch.lane, 'held', ids.length);
+    } else if (!loaded.ok) {
       // Nothing can be sent with it: every message takes the credential's failure (no tokens needed).
       const failure = loaded.failure;
-      await this.sendSlice(message, ids, undefined, () => failure);
+      await this.sendSlice(message, ids, undefined, undefined, () => failure);
     } else {
       await this.sendUnderRateLimit(message, ids, loaded.credential);
     }
@@ -124,21 +135,12 @@ export class SendBatchService implements BeforeApplicationShutdown {
     try {
       while (next < ids.length) {
         const grant = await this.rateLimit.take(
-          {
-            credentialId: credential.id,
-            tenantId: batch.tenantId,
-            campaignId: batch.campaignId,
-            lane: batch.lane === SendLane.Priority ? 'priority' : 'bulk',
-            want: ids.length - next,
-            ceiling: credential.limits.ceiling,
-            floor: credential.limits.floor,
-            tenantCapPerSec: credential.limits.tenantCapPerSec,
-          },
+          this.tokenRequest(batch, credential, ids.length - next),
           this.shutdown.signal,
         );
         const slice = ids.slice(next, next + grant.granted);
         next += slice.length;
-        sends.push(this.sendSlice(message, slice, credential));
+        sends.push(this.sendSlice(message, slice, credential, performance.now()));
       }
     } catch (error: unknown) {
       waitFailure = { error };
@@ -154,6 +156,22 @@ export class SendBatchService implements BeforeApplicationShutdown {
     message: ConsumedMessage<MessageBatchV1>,
     ids: readonly string[],
     credential: LoadedCredential | undefined,
+    grantedAt?: number,
+    failAll?: () => SendResult,
+  ): Promise<void> {
+    const release = await this.claimBudget.acquire(ids.length);
+    try {
+      await this.claimAndSend(message, ids, credential, grantedAt, failAll);
+    } finally {
+      release();
+    }
+  }
+
+  private async claimAndSend(
+    message: ConsumedMessage<MessageBatchV1>,
+    ids: readonly string[],
+    credential: LoadedCredential | undefined,
+    grantedAt: number | undefined,
     failAll?: () => SendResult,
   ): Promise<void> {
     const batch = message.value;
@@ -183,6 +201,9 @@ export class SendBatchService implements BeforeApplicationShutdown {
         });
     }
     if (outgoing.length > 0 && credential !== undefined) {
+      if (grantedAt !== undefined && performance.now() - grantedAt > GRANT_FRESH_MS) {
+        await this.retake(message.value, credential, outgoing.length);
+      }
       // Provider requests are not aborted at shutdown: an answer recorded beats an UNKNOWN.
       const outcomes = await this.providers.send(credential.id, outgoing);
       const sent: SendResult[] = [];
@@ -193,6 +214,40 @@ export class SendBatchService implements BeforeApplicationShutdown {
       await this.reportToAimd(credential.id, sent);
     }
     await this.settle(message, token, claim.claimed, results, items);
+  }
+
+  /**
+   * Tokens are spent when granted. A grant that aged past GRANT_FRESH_MS before its messages could
+   * go (slow claim, busy event loop) is dropped and taken again, so that sends delayed together do
+   * not reach the provider bunched in one second. At shutdown the claimed messages go as they are.
+   */
+  private async retake(batch: MessageBatchV1, credential: LoadedCredential, count: number): Promise<void> {
+    this.metrics.grantsRetaken.inc(count);
+    for (let got = 0; got < count;) {
+      try {
+        const grant = await this.rateLimit.take(
+          this.tokenRequest(batch, credential, count - got),
+          this.shutdown.signal,
+        );
+        got += grant.granted;
+      } catch (error: unknown) {
+        if (this.shutdown.signal.aborted) return;
+        throw error;
+      }
+    }
+  }
+
+  private tokenRequest(batch: MessageBatchV1, credential: LoadedCredential, want: number): AcquireRequest {
+    return {
+      credentialId: credential.id,
+      tenantId: batch.tenantId,
+      campaignId: batch.campaignId,
+      lane: batch.lane === SendLane.Priority ? 'priority' : 'bulk',
+      want,
+      ceiling: credential.limits.ceiling,
+      floor: credential.limits.floor,
+      tenantCapPerSec: credential.limits.tenantCapPerSec,
+    };
   }
 
   /** Decides each result, puts retries and dead letters on Kafka, then records the rows. */

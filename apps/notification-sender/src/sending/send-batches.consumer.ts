@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type MessageBatchV1, SendRetryTiers, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
-import { SEND_BATCHES_PER_PARTITION, SEND_PARTITIONS_CONCURRENTLY } from './in-flight-bound';
+import { SEND_BATCHES_PER_PARTITION, SEND_PARTITIONS_CONCURRENTLY } from './send-concurrency.constants';
 import { SENDER_GROUP, SendBatchService } from './send-batch.service';
 
 /**

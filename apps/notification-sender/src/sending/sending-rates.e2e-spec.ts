@@ -19,8 +19,17 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
     await fixture?.stop();
   });
 
+  // A run left sending would compete for the senders in the next test.
+  const started: string[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((runId) => stopRun(runId)));
+  });
+
   async function dbNow(): Promise<string> {
-    const [row] = (await fixture.ds.query('SELECT UTC_TIMESTAMP(3) AS now')) as { now: string }[];
+    // As text: the driver would turn a DATETIME into a JS Date in the test's time zone.
+    const [row] = (await fixture.ds.query(
+      `SELECT DATE_FORMAT(UTC_TIMESTAMP(3), '%Y-%m-%d %H:%i:%s.%f') AS now`,
+    )) as { now: string }[];
     return String(row?.now);
   }
 
@@ -74,6 +83,7 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
       contacts: 4_000,
     });
     const big = await fixture.createRun('cmp_big');
+    started.push(big);
     await waitUntil(
       'the big campaign saturates the credential',
       async () => (await fixture.counters(big)).sent >= 600,
@@ -82,6 +92,7 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
       },
     );
     const small = await fixture.createRun('cmp_small');
+    started.push(small);
     await waitUntil('the small campaign sending', async () => (await fixture.counters(small)).sent >= 200, {
       timeoutMs: 60_000,
     });
@@ -106,7 +117,7 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
           channel: Channel.Sms,
           credentialId,
           content: { text: 'Your code is 1234' },
-          recipient: { address: `+4915900000${String(10 + i)}` },
+          recipient: { address: `+49151234567${String(10 + i)}` },
           requestedAt: new Date().toISOString(),
         };
         await producer.send({
@@ -157,6 +168,7 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
       contacts: 80_000,
     });
     const run = await fixture.createRun('cmp_aimd');
+    started.push(run);
     await waitUntil('sending started', async () => (await fixture.counters(run)).sent > 0, {
       timeoutMs: 60_000,
     });

@@ -7,6 +7,11 @@ export class SendingConfig {
   @Expose() @ToInt() @IsInt() @Min(5_000) @Max(86_400_000) SENDER_CLAIM_TIMEOUT_MS = 120_000;
   /** How often each replica looks for expired claims (replicas split them with SKIP LOCKED). */
   @Expose() @ToInt() @IsInt() @Min(100) @Max(600_000) SENDER_CLAIM_SWEEP_MS = 5_000;
+  /**
+   * Messages one process may hold claimed (SENDING) at once: a SIGKILL leaves at most this many
+   * UNKNOWN. At 10,000 sends/s a claim lives about 10-50 ms, so 2,000 never binds in normal work.
+   */
+  @Expose() @ToInt() @IsInt() @Min(1_000) @Max(1_000_000) SENDER_MAX_CLAIMED_MESSAGES = 2_000;
   /** Extra random delay on a retry tier, in percent of the tier's delay (spreads a burst of retries). */
   @Expose() @ToInt() @IsInt() @Min(0) @Max(100) SENDER_RETRY_JITTER_PERCENT = 20;
   /**

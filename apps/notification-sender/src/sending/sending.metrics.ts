@@ -12,6 +12,7 @@ export class SendingMetrics {
   readonly batchSeconds: Histogram<'lane'>;
   readonly statusRepublished: Counter;
   readonly claimContended: Counter;
+  readonly grantsRetaken: Counter;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -36,6 +37,11 @@ export class SendingMetrics {
     this.claimContended = new Counter({
       name: 'ums_sender_claim_contended_total',
       help: 'PENDING messages a claim found locked by another transaction, offered again on the first retry tier',
+      registers,
+    });
+    this.grantsRetaken = new Counter({
+      name: 'ums_sender_grants_retaken_total',
+      help: 'Tokens taken again because their grant aged before the messages could go (slow claim or event loop)',
       registers,
     });
   }

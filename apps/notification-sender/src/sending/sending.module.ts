@@ -4,6 +4,7 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { CampaignContentRepository } from './campaign-content.repository';
 import { ClaimExpiryService } from './claim-expiry.service';
 import { MessageClaimsRepository } from './message-claims.repository';
+import { RunStatesRepository } from './run-states.repository';
 import { SendBatchService } from './send-batch.service';
 import { SendBatchesConsumer } from './send-batches.consumer';
 import { SendingMetrics } from './sending.metrics';
@@ -20,6 +21,7 @@ import { StatusEventsPublisher } from './status-events.publisher';
     StatusEventsPublisher,
     ClaimExpiryService,
     CampaignContentRepository,
+    RunStatesRepository,
     SendingMetrics,
     SendBatchService,
     SendBatchesConsumer,

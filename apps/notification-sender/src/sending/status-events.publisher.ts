@@ -8,9 +8,10 @@ import type { StatusChange } from './message-claims.repository';
 export class StatusEventsPublisher {
   constructor(private readonly producer: KafkaProducer) {}
 
-  async publish(changes: readonly StatusChange[]): Promise<void> {
+  /** `occurredAt` (ISO 8601) is the provider's time of a reported status; absent, the time of publishing. */
+  async publish(changes: readonly (StatusChange & { readonly occurredAt?: string })[]): Promise<void> {
     if (changes.length === 0) return;
-    const occurredAt = new Date().toISOString();
+    const now = new Date().toISOString();
     const events: MessageStatusV1[] = changes.map((change) => ({
       // Stable per transition, so a redelivered publish is recognizable downstream.
       eventId: `msg-${change.messageId}-${change.previous}-${change.status}`,
@@ -26,7 +27,7 @@ export class StatusEventsPublisher {
       ...(change.reason === undefined ? {} : { reason: change.reason }),
       ...(change.errorCode === undefined ? {} : { errorCode: change.errorCode }),
       ...(change.errorText === undefined ? {} : { errorText: change.errorText }),
-      occurredAt,
+      occurredAt: change.occurredAt ?? now,
     }));
     await this.producer.publish(Topics.messageStatus, events);
   }

@@ -70,7 +70,9 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Kaf
     );
   }
   const port = options.port ?? (await freePort());
-  const controllerPort = options.controllerPort ?? (await freePort());
+  // The OS may hand the same just-released port out twice: the two listeners must differ.
+  let controllerPort = options.controllerPort ?? (await freePort());
+  while (controllerPort === port) controllerPort = await freePort();
   const dataDir = options.dataDir;
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, 'server.properties'), serverProperties(port, controllerPort, dataDir));

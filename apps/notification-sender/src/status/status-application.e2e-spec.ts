@@ -1,0 +1,263 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import {
+  AllTopics,
+  type DeadLetterV1,
+  type InboundMessageV1,
+  type MessageStatusV1,
+  Topics,
+} from '@ums/contracts';
+import {
+  createDataSource,
+  ensureTopics,
+  KafkaNames,
+  parseSecretKeys,
+  runPendingMigrations,
+  SecretBox,
+} from '@ums/platform';
+import {
+  createTestDatabase,
+  seedCampaign,
+  serviceEnv,
+  type ServiceProcess,
+  startServiceProcess,
+  TEST_SECRETS_KEYS,
+  testKafka,
+  waitUntil,
+} from '@ums/testing';
+import type { Consumer } from 'kafkajs';
+import type { DataSource } from 'typeorm';
+
+jest.setTimeout(240_000);
+
+const MESSAGES = 300;
+// Signatures computed here from the documented rules, not by the code under test.
+const hubSignature = (secret: string, raw: string): string =>
+  `sha256=${createHmac('sha256', secret).update(raw, 'utf8').digest('hex')}`;
+const twilioSignature = (token: string, url: string, form: URLSearchParams): string =>
+  createHmac('sha1', token)
+    .update(
+      url +
+        [...form.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([k, v]) => k + v)
+          .join(''),
+      'utf8',
+    )
+    .digest('base64');
+
+describe('provider callbacks applied end to end (webhook-ingest + notification-sender processes)', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let ds: DataSource;
+  let consumer: Consumer;
+  const processes: ServiceProcess[] = [];
+  let ingestUrl = '';
+  let runId = '';
+  let ids: string[] = [];
+  const seen = {
+    status: [] as MessageStatusV1[],
+    inbound: [] as InboundMessageV1[],
+    dead: [] as DeadLetterV1[],
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('status_e2e');
+    ds = createDataSource(db.settings);
+    await ds.initialize();
+    await runPendingMigrations(ds);
+    const keys = parseSecretKeys(TEST_SECRETS_KEYS);
+    if (!('keys' in keys)) throw new Error(keys.error);
+    const box = new SecretBox(keys.keys);
+    await ds.query(
+      `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, secret_ciphertext, callback_secret_ciphertext,
+                                rate_ceiling_per_sec, rate_floor_per_sec)
+       VALUES ('cred_sim', 'acme', 'sim', 'simulator', 'sms', '{"baseUrl":"http://127.0.0.1:1"}', NULL, ?, 100, 1),
+              ('cred_tw', 'acme', 'tw', 'twilio', 'sms', '{"baseUrl":"http://127.0.0.1:1"}', ?, NULL, 100, 1)`,
+      [box.seal('sim-secret'), box.seal('tw-auth-token')],
+    );
+    await seedCampaign(db.settings, {
+      campaignId: 'cmp_cb',
+      tenantId: 'acme',
+      credentialId: 'cred_sim',
+      contacts: MESSAGES,
+    });
+    const run = (await ds.query(
+      `INSERT INTO runs (campaign_id, fire_at, state, total, sent, unknown) VALUES ('cmp_cb', UTC_TIMESTAMP(3), 'RUNNING', ?, ?, 10)`,
+      [MESSAGES, MESSAGES - 10],
+    )) as { insertId: number };
+    runId = String(run.insertId);
+    await ds.query(
+      `INSERT INTO messages (run_id, campaign_id, tenant_id, contact_id, channel, credential_id, recipient, lane, state)
+       SELECT ?, campaign_id, 'acme', id, 'sms', 'cred_sim', address, 'bulk', 'SENT' FROM contacts WHERE campaign_id = 'cmp_cb'`,
+      [runId],
+    );
+    ids = (
+      (await ds.query('SELECT id FROM messages WHERE run_id = ? ORDER BY id', [runId])) as { id: string }[]
+    ).map((r) => String(r.id));
+    // The last ten claims timed out: UNKNOWN, to be settled by their callbacks.
+    await ds.query(`UPDATE messages SET state = 'UNKNOWN' WHERE id IN (?)`, [ids.slice(-10)]);
+
+    const namespace = `t-${randomBytes(4).toString('hex')}`;
+    const names = new KafkaNames(namespace);
+    await ensureTopics(testKafka(), AllTopics, 1, names);
+    consumer = testKafka().consumer({ groupId: 'status-observer' });
+    await consumer.connect();
+    await consumer.subscribe({
+      topics: [Topics.messageStatus, Topics.inboundMessages, Topics.deadLetters].map((t) =>
+        names.topic(t.name),
+      ),
+      fromBeginning: true,
+    });
+    await consumer.run({
+      eachMessage: async ({ topic, message }) => {
+        const value: unknown = JSON.parse(String(message.value));
+        if (topic === names.topic(Topics.messageStatus.name)) seen.status.push(value as MessageStatusV1);
+        if (topic === names.topic(Topics.inboundMessages.name)) seen.inbound.push(value as InboundMessageV1);
+        if (topic === names.topic(Topics.deadLetters.name)) seen.dead.push(value as DeadLetterV1);
+        await Promise.resolve();
+      },
+    });
+    const env = serviceEnv(db.settings.database, namespace);
+    const ingest = await startServiceProcess({ app: 'webhook-ingest', env });
+    ingestUrl = ingest.url;
+    processes.push(ingest, await startServiceProcess({ app: 'notification-sender', env }));
+  });
+
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.process.stop()));
+    await consumer?.disconnect();
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  async function postSimulator(events: readonly Record<string, unknown>[]): Promise<number> {
+    const body = JSON.stringify({ events });
+    const response = await fetch(`${ingestUrl}/v1/callbacks/simulator/cred_sim`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sim-signature': hubSignature('sim-secret', body) },
+      body,
+    });
+    return response.status;
+  }
+
+  const event = (
+    messageId: string,
+    status: string,
+    extra: Record<string, unknown> = {},
+  ): Record<string, unknown> => ({
+    messageId,
+    providerMessageId: `sim-${messageId}`,
+    status,
+    timestamp: '2026-03-04T05:06:07.089Z',
+    ...extra,
+  });
+
+  it('applies statuses forward only with counters in step, publishes each change once, dead-letters unknown ids', async () => {
+    const failed = ids.slice(0, 20);
+    const readFirst = ids.slice(20, 60);
+    const rest = ids.slice(60);
+    // Posts as providers send them: batched, duplicated, read before delivered, failures, one unknown id.
+    const posts: Record<string, unknown>[][] = [
+      failed.map((id) => event(id, 'failed', { code: 'INVALID_NUMBER' })),
+      readFirst.map((id) => event(id, 'read')),
+      [...rest, ...readFirst].map((id) => event(id, 'delivered')),
+      rest.slice(0, 100).map((id) => event(id, 'delivered')), // duplicates
+      [...rest.slice(0, 50).map((id) => event(id, 'read')), event('999999999', 'delivered')],
+      failed.map((id) => event(id, 'delivered')), // after FAILED: absorbed
+    ];
+    for (const events of posts) expect(await postSimulator(events)).toBe(200);
+
+    const expected = failed.length + readFirst.length + rest.length + 50;
+    await waitUntil('status events', () => seen.status.length >= expected, { timeoutMs: 60_000 });
+    await waitUntil('dead letter', () => seen.dead.length >= 1, { timeoutMs: 30_000 });
+    const rows = (await ds.query('SELECT id, state, reason, error_code FROM messages WHERE run_id = ?', [
+      runId,
+    ])) as {
+      id: string;
+      state: string;
+      reason: string | null;
+      error_code: string | null;
+    }[];
+    const stateOf = new Map(rows.map((r) => [String(r.id), r]));
+    expect(
+      failed.every(
+        (id) => stateOf.get(id)?.state === 'FAILED' && stateOf.get(id)?.error_code === 'INVALID_NUMBER',
+      ),
+    ).toBe(true);
+    expect(failed.every((id) => stateOf.get(id)?.reason === 'invalid-recipient')).toBe(true);
+    expect(readFirst.every((id) => stateOf.get(id)?.state === 'READ')).toBe(true);
+    expect(rest.slice(0, 50).every((id) => stateOf.get(id)?.state === 'READ')).toBe(true);
+    expect(rest.slice(50).every((id) => stateOf.get(id)?.state === 'DELIVERED')).toBe(true);
+    const [counters] = (await ds.query(
+      'SELECT sent, delivered, read_count, failed, unknown FROM runs WHERE id = ?',
+      [runId],
+    )) as Record<string, string>[];
+    expect(Object.fromEntries(Object.entries(counters ?? {}).map(([k, v]) => [k, Number(v)]))).toEqual({
+      sent: 0,
+      delivered: rest.length - 50,
+      read_count: readFirst.length + 50,
+      failed: failed.length,
+      unknown: 0,
+    });
+    // Each applied change exactly once (eventIds distinct), none for absorbed reports.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(seen.status).toHaveLength(expected);
+    expect(new Set(seen.status.map((s) => s.eventId)).size).toBe(expected);
+    const unknownSettled = seen.status.filter((s) => s.previousStatus === 'UNKNOWN');
+    expect(unknownSettled).toHaveLength(10);
+    expect(seen.status.find((s) => s.messageId === readFirst[0])).toMatchObject({
+      tenantId: 'acme',
+      campaignId: 'cmp_cb',
+      runId,
+      channel: 'sms',
+      status: 'READ',
+      previousStatus: 'SENT',
+      providerMessageId: `sim-${readFirst[0] ?? ''}`,
+      occurredAt: '2026-03-04T05:06:07.089Z',
+    });
+    expect(seen.dead).toHaveLength(1);
+    expect(seen.dead[0]).toMatchObject({
+      errorCode: 'MESSAGE_UNKNOWN',
+      consumerGroup: 'notification-sender.status',
+    });
+    expect(seen.dead[0]?.value).toContain('999999999');
+  });
+
+  it('publishes inbound replies and records STOP as an opt-out for the channel', async () => {
+    const url = `${ingestUrl}/v1/callbacks/twilio/cred_tw`;
+    for (const [sid, text] of [
+      ['SMIN1', 'Hello there'],
+      ['SMIN2', 'stop'],
+    ] as const) {
+      const form = new URLSearchParams({
+        AccountSid: `AC${'0'.repeat(32)}`,
+        Body: text,
+        From: '+4915199999999',
+        MessageSid: sid,
+        NumMedia: '0',
+        SmsStatus: 'received',
+        To: '+15017122661',
+      });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-twilio-signature': twilioSignature('tw-auth-token', url, form),
+        },
+        body: form.toString(),
+      });
+      expect(response.status).toBe(200);
+    }
+    await waitUntil('inbound events', () => seen.inbound.length >= 2, { timeoutMs: 30_000 });
+    expect(seen.inbound.map((i) => [i.providerMessageId, i.optOut, i.tenantId, i.channel])).toEqual([
+      ['SMIN1', false, 'acme', 'sms'],
+      ['SMIN2', true, 'acme', 'sms'],
+    ]);
+    const optOuts = (await ds.query('SELECT tenant_id, channel, address, source FROM opt_outs')) as Record<
+      string,
+      string
+    >[];
+    expect(optOuts).toEqual([
+      { tenant_id: 'acme', channel: 'sms', address: '+4915199999999', source: 'inbound:twilio' },
+    ]);
+  });
+});

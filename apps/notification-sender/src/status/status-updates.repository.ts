@@ -1,0 +1,254 @@
+import { Injectable } from '@nestjs/common';
+import { type Channel, type FailureReason, MessageStatus } from '@ums/contracts';
+import { decideStatus } from '@ums/domain';
+import { DataSource, type EntityManager } from 'typeorm';
+import { moveCounters } from '../sending/run-counters';
+
+/** One reported status to apply, in the order consumed. */
+export interface ReportedStatus {
+  /** Index in the consumed chunk, so callers can tell which reports matched no message. */
+  readonly index: number;
+  readonly messageId: string | undefined;
+  readonly providerMessageId: string;
+  readonly credentialId: string;
+  readonly status: MessageStatus;
+  readonly reason?: FailureReason;
+  readonly errorCode?: string;
+  readonly errorText?: string;
+  /** ISO 8601, the provider's time of the status. */
+  readonly occurredAt: string;
+}
+
+/** A change applied to a message row, for the status topic. */
+export interface AppliedStatus {
+  readonly messageId: string;
+  readonly runId: string | null;
+  readonly campaignId: string;
+  readonly tenantId: string;
+  readonly channel: Channel;
+  readonly recipient: string;
+  readonly previous: MessageStatus;
+  readonly status: MessageStatus;
+  readonly providerMessageId?: string;
+  readonly reason?: FailureReason;
+  readonly errorCode?: string;
+  readonly errorText?: string;
+  readonly occurredAt: string;
+}
+
+export interface StatusApplication {
+  readonly applied: AppliedStatus[];
+  /** Reports refused by the forward-only rule, by why. */
+  readonly absorbed: Readonly<Record<'duplicate' | 'regression' | 'terminal' | 'not-reportable', number>>;
+  /** Indexes of reports that name no message we know. */
+  readonly unknown: number[];
+}
+
+interface MessageRow {
+  id: string;
+  run_id: string | null;
+  campaign_id: string;
+  tenant_id: string;
+  channel: string;
+  credential_id: string;
+  recipient: string;
+  state: string;
+  provider_message_id: string | null;
+}
+
+interface RowPlan {
+  readonly row: MessageRow;
+  readonly from: MessageStatus;
+  to: MessageStatus;
+  providerMessageId: string | null;
+  readonly times: Partial<Record<'sent_at' | 'delivered_at' | 'read_at' | 'failed_at', string>>;
+  failure?: { reason?: FailureReason; errorCode?: string; errorText?: string };
+}
+
+const TIME_COLUMN: Partial<Record<MessageStatus, 'sent_at' | 'delivered_at' | 'read_at' | 'failed_at'>> = {
+  [MessageStatus.Sent]: 'sent_at',
+  [MessageStatus.Delivered]: 'delivered_at',
+  [MessageStatus.Read]: 'read_at',
+  [MessageStatus.Failed]: 'failed_at',
+};
+
+const COLUMNS =
+  'id, run_id, campaign_id, tenant_id, channel, credential_id, recipient, state, provider_message_id';
+
+/**
+ * Applies provider-reported statuses to message rows, forward only (SENT < DELIVERED < READ;
+ * FAILED terminal; UNKNOWN, SENDING and PENDING settled by the provider's word), for a whole
+ * consumed chunk in one transaction: one locking read, one UPDATE per resulting state, run
+ * counters moved with the rows. Duplicates and out-of-order reports change nothing.
+ */
+@Injectable()
+export class StatusUpdatesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async apply(reports: readonly ReportedStatus[]): Promise<StatusApplication> {
+    if (reports.length === 0) return { applied: [], absorbed: absorbedNone(), unknown: [] };
+    return this.dataSource.transaction(async (manager) => {
+      const rows = await this.lockRows(manager, reports);
+      const byId = new Map(rows.map((row) => [String(row.id), row]));
+      const byProviderId = new Map<string, MessageRow>();
+      for (const row of rows) {
+        if (row.provider_message_id !== null)
+          byProviderId.set(`${row.credential_id}\n${row.provider_message_id}`, row);
+      }
+      const plans = new Map<string, RowPlan>();
+      const applied: AppliedStatus[] = [];
+      const absorbed = absorbedNone();
+      const unknown: number[] = [];
+      for (const report of reports) {
+        const row =
+          report.messageId !== undefined
+            ? byId.get(report.messageId)
+            : byProviderId.get(`${report.credentialId}\n${report.providerMessageId}`);
+        // Our id echoed by another credential's callback is not ours to change.
+        if (row === undefined || row.credential_id !== report.credentialId) {
+          unknown.push(report.index);
+          continue;
+        }
+        const id = String(row.id);
+        const plan = plans.get(id) ?? newPlan(row);
+        plans.set(id, plan);
+        const decision = decideStatus(plan.to, report.status);
+        if (!decision.apply) {
+          absorbed[decision.why] += 1;
+          continue;
+        }
+        const previous = plan.to;
+        plan.to = decision.next;
+        plan.providerMessageId ??= report.providerMessageId;
+        const column = TIME_COLUMN[decision.next];
+        if (column !== undefined) plan.times[column] = sqlTime(report.occurredAt);
+        if (decision.next === MessageStatus.Failed) {
+          plan.failure = { reason: report.reason, errorCode: report.errorCode, errorText: report.errorText };
+        }
+        applied.push({
+          messageId: id,
+          runId: row.run_id === null ? null : String(row.run_id),
+          campaignId: row.campaign_id,
+          tenantId: row.tenant_id,
+          channel: row.channel as Channel,
+          recipient: row.recipient,
+          previous,
+          status: decision.next,
+          ...(plan.providerMessageId === null ? {} : { providerMessageId: plan.providerMessageId }),
+          ...(decision.next === MessageStatus.Failed
+            ? { reason: report.reason, errorCode: report.errorCode, errorText: report.errorText }
+            : {}),
+          occurredAt: report.occurredAt,
+        });
+      }
+      const changed = [...plans.values()].filter((plan) => plan.to !== plan.from);
+      await this.writeRows(manager, changed);
+      await moveCounters(
+        manager,
+        changed.map((plan) => ({
+          runId: plan.row.run_id === null ? null : String(plan.row.run_id),
+          from: plan.from,
+          to: plan.to,
+        })),
+      );
+      return { applied, absorbed, unknown };
+    });
+  }
+
+  /** The rows the reports name, locked, in id order (a fixed order keeps concurrent appliers from deadlocking). */
+  private async lockRows(manager: EntityManager, reports: readonly ReportedStatus[]): Promise<MessageRow[]> {
+    const ids = [...new Set(reports.flatMap((r) => (r.messageId === undefined ? [] : [r.messageId])))];
+    const providerIds = [
+      ...new Set(reports.flatMap((r) => (r.messageId === undefined ? [r.providerMessageId] : []))),
+    ];
+    const found = new Map<string, MessageRow>();
+    if (providerIds.length > 0) {
+      const rows = (await manager.query(`SELECT ${COLUMNS} FROM messages WHERE provider_message_id IN (?)`, [
+        providerIds,
+      ])) as MessageRow[];
+      for (const row of rows) ids.push(String(row.id));
+    }
+    if (ids.length > 0) {
+      const sorted = [...new Set(ids)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+      const rows = (await manager.query(
+        `SELECT ${COLUMNS} FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) ORDER BY id FOR UPDATE`,
+        [sorted],
+      )) as MessageRow[];
+      for (const row of rows) found.set(String(row.id), row);
+    }
+    return [...found.values()];
+  }
+
+  /** One UPDATE per resulting state; per-row values through CASE on the id. */
+  private async writeRows(manager: EntityManager, plans: readonly RowPlan[]): Promise<void> {
+    const byState = new Map<MessageStatus, RowPlan[]>();
+    for (const plan of plans) byState.set(plan.to, [...(byState.get(plan.to) ?? []), plan]);
+    for (const [state, group] of byState) {
+      const sets: string[] = ['state = ?'];
+      const params: unknown[] = [state];
+      const caseOf = (
+        column: string,
+        values: readonly [string, string | null][],
+        keep: boolean,
+        type?: string,
+      ): void => {
+        if (values.length === 0) return;
+        // A typed parameter keeps DATETIME(3) precision through CASE.
+        const value = type === undefined ? '?' : `CAST(? AS ${type})`;
+        const keepExisting = keep ? `COALESCE(${column}, ${value})` : value;
+        sets.push(
+          `${column} = CASE id ${values.map(() => `WHEN ? THEN ${keepExisting}`).join(' ')} ELSE ${column} END`,
+        );
+        for (const [id, value] of values) params.push(id, value);
+      };
+      const idOf = (plan: RowPlan): string => String(plan.row.id);
+      caseOf(
+        'provider_message_id',
+        group.filter((p) => p.providerMessageId !== null).map((p) => [idOf(p), p.providerMessageId]),
+        true,
+      );
+      for (const column of ['sent_at', 'delivered_at', 'read_at', 'failed_at'] as const) {
+        caseOf(
+          column,
+          group.flatMap((p) => (p.times[column] === undefined ? [] : [[idOf(p), p.times[column] ?? null]])),
+          true,
+          'DATETIME(3)',
+        );
+      }
+      if (state === MessageStatus.Failed) {
+        caseOf(
+          'reason',
+          group.map((p) => [idOf(p), p.failure?.reason ?? null]),
+          false,
+        );
+        caseOf(
+          'error_code',
+          group.map((p) => [idOf(p), p.failure?.errorCode ?? null]),
+          false,
+        );
+        caseOf(
+          'error_text',
+          group.map((p) => [idOf(p), p.failure?.errorText ?? null]),
+          false,
+        );
+      }
+      sets.push('updated_at = UTC_TIMESTAMP(3)');
+      params.push(group.map(idOf));
+      await manager.query(`UPDATE messages SET ${sets.join(', ')} WHERE id IN (?)`, params);
+    }
+  }
+}
+
+function newPlan(row: MessageRow): RowPlan {
+  const state = row.state as MessageStatus;
+  return { row, from: state, to: state, providerMessageId: row.provider_message_id, times: {} };
+}
+
+function absorbedNone(): Record<'duplicate' | 'regression' | 'terminal' | 'not-reportable', number> {
+  return { duplicate: 0, regression: 0, terminal: 0, 'not-reportable': 0 };
+}
+
+/** ISO 8601 as a DATETIME(3) literal in UTC. */
+function sqlTime(iso: string): string {
+  return new Date(iso).toISOString().slice(0, 23).replace('T', ' ');
+}
