@@ -168,6 +168,29 @@ function runTests(extraArgs) {
   return lint === 0 && types === 0 && jest === 0 && failed === 0 && passed > 0 ? 0 : 1;
 }
 
+/** Stage benchmarks in pipeline order; `--only a,b` picks some. Each prints its figures and writes tmp/bench/<stage>-bench.json. */
+const BENCH_STAGES = ['campaign', 'sender', 'ingest', 'dispatcher'];
+
+function runBenches(args) {
+  const onlyAt = args.indexOf('--only');
+  const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : BENCH_STAGES;
+  const unknown = only.filter((stage) => !BENCH_STAGES.includes(stage));
+  if (unknown.length > 0)
+    fail(`unknown bench stage(s): ${unknown.join(', ')} (stages: ${BENCH_STAGES.join(', ')})`);
+  const rest = onlyAt >= 0 ? [...args.slice(0, onlyAt), ...args.slice(onlyAt + 2)] : args;
+  for (const stage of BENCH_STAGES.filter((s) => only.includes(s))) {
+    const entry = `tools/bench/${stage}-bench.js`;
+    if (!existsSync(join(root, 'dist', entry))) {
+      say(`bench ${stage}: not built (no ${entry}), skipped`);
+      continue;
+    }
+    say(`bench ${stage}`);
+    const status = node(entry, rest);
+    if (status !== 0) return status;
+  }
+  return 0;
+}
+
 async function main() {
   const [command = 'help', ...args] = process.argv.slice(2);
   checkNode();
@@ -190,7 +213,7 @@ async function main() {
       ensureKafkaJars();
       await ensureDatabases();
       build();
-      process.exit(node('tools/bench/campaign-bench.js', args));
+      process.exit(runBenches(args));
       break;
     case 'migrate':
       ensureDependencies();
@@ -218,7 +241,7 @@ async function main() {
     }
     default:
       process.stdout.write(
-        'usage: node tools/run.mjs test [jest args] | demo [--keep] | bench [--recipients N] | migrate up|down|reset|status | infra-down\n',
+        'usage: node tools/run.mjs test [jest args] | demo [--keep] | bench [--only campaign,sender,ingest,dispatcher] [--recipients N] [--messages N] | migrate up|down|reset|status | infra-down\n',
       );
       process.exit(command === 'help' ? 0 : 2);
   }
