@@ -41,7 +41,7 @@ import { type MessageOutcomeLabel, SendingMetrics } from './sending.metrics';
 import { StatusEventsPublisher } from './status-events.publisher';
 
 /** A grant older than this when its messages are ready to go is taken again (see retake). */
-const GRANT_FRESH_MS = 100;
+const GRANT_FRESH_MS = 40;
 
 /** The consumer group of campaign batches; its `.retry` group reads the send retry tiers. */
 export const SENDER_GROUP = 'notification-sender';

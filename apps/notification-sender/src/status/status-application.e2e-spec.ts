@@ -71,8 +71,15 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
       `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, secret_ciphertext, callback_secret_ciphertext,
                                 rate_ceiling_per_sec, rate_floor_per_sec)
        VALUES ('cred_sim', 'acme', 'sim', 'simulator', 'sms', '{"baseUrl":"http://127.0.0.1:1"}', NULL, ?, 100, 1),
-              ('cred_tw', 'acme', 'tw', 'twilio', 'sms', '{"baseUrl":"http://127.0.0.1:1"}', ?, NULL, 100, 1)`,
-      [box.seal('sim-secret'), box.seal('tw-auth-token')],
+              ('cred_tw', 'acme', 'tw', 'twilio', 'sms', '{"baseUrl":"http://127.0.0.1:1"}', ?, NULL, 100, 1),
+              ('cred_wa', 'acme', 'wa', 'whatsapp-cloud', 'whatsapp', '{"baseUrl":"http://127.0.0.1:1","phoneNumberId":"1065"}',
+               ?, ?, 100, 1)`,
+      [
+        box.seal('sim-secret'),
+        box.seal('tw-auth-token'),
+        box.seal('access-token'),
+        box.seal('meta-app-secret'),
+      ],
     );
     await seedCampaign(db.settings, {
       campaignId: 'cmp_cb',
@@ -220,6 +227,120 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
       consumerGroup: 'notification-sender.status',
     });
     expect(seen.dead[0]?.value).toContain('999999999');
+  });
+
+  it('applies Meta webhooks: read before delivered, duplicates, a late failure, an unknown id', async () => {
+    await seedCampaign(db.settings, {
+      campaignId: 'cmp_wa',
+      tenantId: 'acme',
+      credentialId: 'cred_wa',
+      contacts: 4,
+      channel: 'whatsapp',
+    });
+    const created = (await ds.query(
+      `INSERT INTO runs (campaign_id, fire_at, state, total, sent) VALUES ('cmp_wa', UTC_TIMESTAMP(3), 'RUNNING', 4, 4)`,
+    )) as { insertId: number };
+    const waRun = String(created.insertId);
+    await ds.query(
+      `INSERT INTO messages (run_id, campaign_id, tenant_id, contact_id, channel, credential_id, recipient, lane, state)
+       SELECT ?, campaign_id, 'acme', id, 'whatsapp', 'cred_wa', address, 'bulk', 'SENT' FROM contacts WHERE campaign_id = 'cmp_wa'`,
+      [waRun],
+    );
+    const [a, b, c] = (
+      (await ds.query('SELECT id FROM messages WHERE run_id = ? ORDER BY id', [waRun])) as { id: string }[]
+    ).map((r) => String(r.id)) as [string, string, string];
+    const status = (
+      id: string,
+      value: string,
+      extra: Record<string, unknown> = {},
+    ): Record<string, unknown> => ({
+      id: `wamid.${id}`,
+      status: value,
+      timestamp: '1767225600',
+      recipient_id: '4915100000001',
+      biz_opaque_callback_data: id,
+      ...extra,
+    });
+    const webhook = (statuses: Record<string, unknown>[]): string =>
+      JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: 'WABA-1',
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: '15550783881', phone_number_id: '1065' },
+                  statuses,
+                },
+              },
+            ],
+          },
+        ],
+      });
+    const posts = [
+      webhook([status(a, 'read'), status(b, 'delivered'), status(b, 'delivered')]),
+      webhook([
+        status(a, 'delivered'),
+        status(c, 'failed', { errors: [{ code: 131026, title: 'Message undeliverable' }] }),
+      ]),
+      webhook([
+        status(b, 'failed', { errors: [{ code: 131000, title: 'Something went wrong' }] }),
+        status('88888888', 'read'),
+      ]),
+      webhook([status(b, 'read'), status(b, 'read')]),
+    ];
+    for (const body of posts) {
+      const response = await fetch(`${ingestUrl}/v1/callbacks/whatsapp/cred_wa`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-hub-signature-256': hubSignature('meta-app-secret', body),
+        },
+        body,
+      });
+      expect(response.status).toBe(200);
+    }
+    const before = seen.dead.length;
+    await waitUntil(
+      'the unknown id dead-lettered',
+      () => seen.dead.length > before && seen.status.filter((e) => e.campaignId === 'cmp_wa').length >= 4,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    const rows = (await ds.query(
+      'SELECT id, state, reason, error_code, read_at FROM messages WHERE run_id = ? ORDER BY id',
+      [waRun],
+    )) as {
+      id: string;
+      state: string;
+      reason: string | null;
+      error_code: string | null;
+      read_at: Date | null;
+    }[];
+    expect(rows.map((r) => [r.state, r.reason, r.error_code])).toEqual([
+      ['READ', null, null],
+      ['READ', null, null],
+      ['FAILED', 'invalid-recipient', '131026'],
+      ['SENT', null, null],
+    ]);
+    expect(rows[0]?.read_at?.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    const [counters] = (await ds.query('SELECT sent, delivered, read_count, failed FROM runs WHERE id = ?', [
+      waRun,
+    ])) as Record<string, string>[];
+    expect(Object.values(counters ?? {}).map(Number)).toEqual([1, 0, 2, 1]);
+    // Messages sit on different partitions, so compare the changes without their order across messages.
+    const changes = seen.status
+      .filter((e) => e.campaignId === 'cmp_wa')
+      .map((e) => `${e.messageId}:${e.previousStatus ?? ''}->${e.status}`)
+      .sort();
+    expect(changes).toEqual(
+      [`${a}:SENT->READ`, `${b}:SENT->DELIVERED`, `${b}:DELIVERED->READ`, `${c}:SENT->FAILED`].sort(),
+    );
+    expect(seen.dead.slice(before).map((x) => x.errorCode)).toEqual(['MESSAGE_UNKNOWN']);
   });
 
   it('publishes inbound replies and records STOP as an opt-out for the channel', async () => {

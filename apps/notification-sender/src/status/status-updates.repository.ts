@@ -141,7 +141,11 @@ export class StatusUpdatesRepository {
           occurredAt: report.occurredAt,
         });
       }
-      const changed = [...plans.values()].filter((plan) => plan.to !== plan.from);
+      // Run rows are updated in run id order, as message rows are locked in id order: concurrent
+      // chunks then take their locks in one order and do not deadlock on each other.
+      const changed = [...plans.values()]
+        .filter((plan) => plan.to !== plan.from)
+        .sort((x, y) => compareIds(x.row.run_id, y.row.run_id));
       await this.writeRows(manager, changed);
       await moveCounters(
         manager,
@@ -169,7 +173,7 @@ export class StatusUpdatesRepository {
       for (const row of rows) ids.push(String(row.id));
     }
     if (ids.length > 0) {
-      const sorted = [...new Set(ids)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+      const sorted = [...new Set(ids)].sort(compareIds);
       const rows = (await manager.query(
         `SELECT ${COLUMNS} FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) ORDER BY id FOR UPDATE`,
         [sorted],
@@ -237,6 +241,13 @@ export class StatusUpdatesRepository {
       await manager.query(`UPDATE messages SET ${sets.join(', ')} WHERE id IN (?)`, params);
     }
   }
+}
+
+function compareIds(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return BigInt(a) < BigInt(b) ? -1 : 1;
 }
 
 function newPlan(row: MessageRow): RowPlan {
