@@ -24,6 +24,8 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
     await fixture?.stop();
   });
 
+  // Ids are new on each try (jest.retryTimes reruns a test on the same fixture).
+  let tries = 0;
   // A run left sending would compete for the senders in the next test.
   const started: string[] = [];
   afterEach(async () => {
@@ -73,21 +75,23 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
   }
 
   it('keeps a 200/s credential under its limit, shares it between two campaigns and lets single sends go first', async () => {
-    const credentialId = 'cred_rate';
+    const t = ++tries;
+    const credentialId = `cred_rate_${t}`;
+    const [bigId, smallId] = [`cmp_big_${t}`, `cmp_small_${t}`];
     await addCredential(credentialId, 200, 20, {});
     await seedCampaign(fixture.db.settings, {
-      campaignId: 'cmp_big',
+      campaignId: bigId,
       tenantId: 'acme',
       credentialId,
       contacts: 100_000,
     });
     await seedCampaign(fixture.db.settings, {
-      campaignId: 'cmp_small',
+      campaignId: smallId,
       tenantId: 'acme',
       credentialId,
       contacts: 4_000,
     });
-    const big = await fixture.createRun('cmp_big');
+    const big = await fixture.createRun(bigId);
     started.push(big);
     await waitUntil(
       'the big campaign saturates the credential',
@@ -96,7 +100,7 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
         timeoutMs: 60_000,
       },
     );
-    const small = await fixture.createRun('cmp_small');
+    const small = await fixture.createRun(smallId);
     started.push(small);
     await waitUntil('the small campaign sending', async () => (await fixture.counters(small)).sent >= 200, {
       timeoutMs: 60_000,
@@ -106,8 +110,8 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
     const from = await dbNow();
     await sleep(10_000);
     const shares = await sentBetween(credentialId, from, await dbNow());
-    const bigSent = shares.get('cmp_big') ?? 0;
-    const smallSent = shares.get('cmp_small') ?? 0;
+    const bigSent = shares.get(bigId) ?? 0;
+    const smallSent = shares.get(smallId) ?? 0;
 
     // Single sends while the credential is saturated: through the scheduler, onto the priority lane.
     const producer = testKafka().producer();
@@ -116,7 +120,7 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
     try {
       for (let i = 0; i < 5; i++) {
         const request: SendRequestV1 = {
-          requestId: `otp-${i}`,
+          requestId: `otp-${t}-${i}`,
           kind: SendRequestKind.Single,
           tenantId: 'acme',
           channel: Channel.Sms,
@@ -135,7 +139,7 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
             const rows = (await fixture.ds.query(
               `SELECT state, TIMESTAMPDIFF(MICROSECOND, created_at, sent_at) / 1000 AS waited_ms
                  FROM messages WHERE tenant_id = 'acme' AND idempotency_key = ?`,
-              [`otp-${i}`],
+              [`otp-${t}-${i}`],
             )) as { state: string; waited_ms: string | number | null }[];
             return rows[0]?.state === 'SENT' ? rows[0] : undefined;
           },
@@ -164,15 +168,16 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
   });
 
   it('AIMD settles between half and all of a provider that delivers 65% of the ceiling, and follows it when capacity doubles', async () => {
-    const credentialId = 'cred_aimd';
+    const t = ++tries;
+    const credentialId = `cred_aimd_${t}`;
     await addCredential(credentialId, 1_000, 50, { capacityTps: 650 });
     await seedCampaign(fixture.db.settings, {
-      campaignId: 'cmp_aimd',
+      campaignId: `cmp_aimd_${t}`,
       tenantId: 'acme',
       credentialId,
       contacts: 80_000,
     });
-    const run = await fixture.createRun('cmp_aimd');
+    const run = await fixture.createRun(`cmp_aimd_${t}`);
     started.push(run);
     await waitUntil('sending started', async () => (await fixture.counters(run)).sent > 0, {
       timeoutMs: 60_000,
