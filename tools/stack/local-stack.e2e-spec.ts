@@ -14,7 +14,7 @@ const EXPECTED_CHECKS: Record<string, string[]> = {
   'campaign-scheduler': ['kafka-producer', 'kafka-consumers', 'mysql', 'redis'],
   'batch-expander': ['kafka-producer', 'kafka-consumers', 'mysql'],
   'notification-sender': ['kafka-producer', 'kafka-consumers', 'mysql', 'redis'],
-  'webhook-ingest': ['kafka-producer', 'kafka-consumers'],
+  'webhook-ingest': ['kafka-producer', 'kafka-consumers', 'mysql'],
   'webhook-dispatcher': ['kafka-producer', 'kafka-consumers', 'mysql', 'redis'],
   'provider-simulator': [],
 };

@@ -1,10 +1,19 @@
 import { Module } from '@nestjs/common';
-import { PlatformModule } from '@ums/platform';
+import { PlatformModule, SecretsConfig } from '@ums/platform';
+import { CallbacksConfig } from './callbacks/callbacks.config';
+import { CallbacksModule } from './callbacks/callbacks.module';
 
-/** Root module of webhook-ingest; features are added as modules under src/<feature>/. */
+/** Root module of webhook-ingest: verified provider callbacks, published before they are acknowledged. */
 @Module({
   imports: [
-    PlatformModule.forService({ service: 'webhook-ingest', kafka: true, mysql: false, redis: false }),
+    PlatformModule.forService({
+      service: 'webhook-ingest',
+      kafka: true,
+      mysql: true,
+      redis: false,
+      configs: [CallbacksConfig, SecretsConfig],
+    }),
+    CallbacksModule,
   ],
 })
 export class WebhookIngestModule {}

@@ -55,8 +55,7 @@ export class StatusApplicationService {
     });
     const unknown: { index: number; code: string; reason: string }[] = [];
     if (reports.length > 0) {
-      const result = await this.statuses.apply(reports);
-      await this.publisher.publish(result.applied);
+      const result = await this.statuses.apply(reports, (applied) => this.publisher.publish(applied));
       this.metrics.statuses.inc({ outcome: 'applied' }, result.applied.length);
       for (const [why, count] of Object.entries(result.absorbed)) {
         if (count > 0) this.metrics.statuses.inc({ outcome: why }, count);
@@ -133,7 +132,7 @@ export class StatusApplicationService {
       const message = messages[index];
       if (message === undefined) continue;
       letters.push({
-        sourceTopic: Topics.providerEvents.name,
+        sourceTopic: message.topic,
         sourcePartition: message.partition,
         sourceOffset: message.offset,
         consumerGroup: STATUS_GROUP,

@@ -85,7 +85,10 @@ const COLUMNS =
 export class StatusUpdatesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async apply(reports: readonly ReportedStatus[]): Promise<StatusApplication> {
+  async apply(
+    reports: readonly ReportedStatus[],
+    beforeCommit: (applied: StatusApplication['applied']) => Promise<void> = () => Promise.resolve(),
+  ): Promise<StatusApplication> {
     if (reports.length === 0) return { applied: [], absorbed: absorbedNone(), unknown: [] };
     return this.dataSource.transaction(async (manager) => {
       const rows = await this.lockRows(manager, reports);
@@ -155,6 +158,9 @@ export class StatusUpdatesRepository {
           to: plan.to,
         })),
       );
+      // Published while the rows are still locked: a crash before the commit leaves them as they
+      // were, the chunk is consumed again and publishes the same event ids; none goes unannounced.
+      await beforeCommit(applied);
       return { applied, absorbed, unknown };
     });
   }
@@ -238,7 +244,10 @@ export class StatusUpdatesRepository {
       }
       sets.push('updated_at = UTC_TIMESTAMP(3)');
       params.push(group.map(idOf));
-      await manager.query(`UPDATE messages SET ${sets.join(', ')} WHERE id IN (?)`, params);
+      await manager.query(
+        `UPDATE messages FORCE INDEX (PRIMARY) SET ${sets.join(', ')} WHERE id IN (?)`,
+        params,
+      );
     }
   }
 }

@@ -1,0 +1,242 @@
+import { Injectable } from '@nestjs/common';
+import { type FieldIssue, Provider, ProviderEventKind, type ProviderEventV1 } from '@ums/contracts';
+import {
+  type CallbackContext,
+  type CallbackParse,
+  constantTimeEquals,
+  hubSignatureMatches,
+  parseJsonBody,
+  parseMittoCallback,
+  parseSesEvent,
+  parseSimulatorCallback,
+  parseSnsEnvelope,
+  parseTwilioCallback,
+  parseWhatsAppCallback,
+  snsSignatureMatches,
+  twilioSignatureMatches,
+} from '@ums/domain';
+import { InvalidInputError, NotFoundError, UnavailableError } from '@ums/platform';
+import { type CallbackCredential, CallbackCredentials } from './callback-credentials.service';
+import { CallbacksConfig } from './callbacks.config';
+import { CallbacksMetrics } from './callbacks.metrics';
+import { ProviderEventsPublisher } from './provider-events.publisher';
+import { SnsClient } from './sns-client.service';
+
+/** One callback as received: the exact bytes, the headers, and the URL as called (path and query). */
+export interface CallbackRequest {
+  readonly rawBody: Buffer;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Path and query exactly as received (Twilio signs the full URL). */
+  readonly url: string;
+  /** Scheme and host the request came to, when no public base URL is configured. */
+  readonly origin: string;
+}
+
+export interface CallbackReceipt {
+  readonly published: number;
+  readonly ignored: number;
+}
+
+/**
+ * Verifies a provider callback on its raw body, reads it into provider events and publishes them
+ * (acks=all) before the caller answers 2xx; when Kafka does not acknowledge in time the caller
+ * answers 503 and the provider retries (a publish that lands late is absorbed by the consumer).
+ */
+@Injectable()
+export class CallbacksService {
+  constructor(
+    private readonly credentials: CallbackCredentials,
+    private readonly publisher: ProviderEventsPublisher,
+    private readonly config: CallbacksConfig,
+    private readonly metrics: CallbacksMetrics,
+    private readonly sns: SnsClient,
+  ) {}
+
+  /** Meta's subscription check: answers `hub.challenge` when the verify token matches. */
+  async whatsAppChallenge(credentialId: string, query: Readonly<Record<string, unknown>>): Promise<string> {
+    const credential = await this.credential(Provider.WhatsAppCloud, credentialId);
+    const mode = query['hub.mode'];
+    const token = query['hub.verify_token'];
+    const challenge = query['hub.challenge'];
+    if (mode !== 'subscribe')
+      throw InvalidInputError.field('VERIFY_MODE_INVALID', 'hub.mode', 'must be subscribe');
+    if (typeof challenge !== 'string' || challenge === '' || challenge.length > 256) {
+      throw InvalidInputError.field('VERIFY_CHALLENGE_INVALID', 'hub.challenge', 'must be 1-256 characters');
+    }
+    if (
+      credential.verifyToken === undefined ||
+      typeof token !== 'string' ||
+      !constantTimeEquals(token, credential.verifyToken)
+    ) {
+      throw InvalidInputError.field(
+        'VERIFY_TOKEN_INVALID',
+        'hub.verify_token',
+        'does not match the credential',
+      );
+    }
+    return challenge;
+  }
+
+  async ingest(provider: Provider, credentialId: string, request: CallbackRequest): Promise<CallbackReceipt> {
+    const credential = await this.credential(provider, credentialId);
+    const context: CallbackContext = { provider, credentialId, receivedAt: new Date().toISOString() };
+    const parse = await this.verifyAndParse(credential, request, context);
+    if (!parse.ok) {
+      this.metrics.callbacks.inc({ provider, result: 'malformed' });
+      throw new InvalidInputError(
+        'CALLBACK_MALFORMED',
+        `callback refused: ${parse.issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}`.slice(0, 2048),
+        parse.issues.slice(0, 20),
+      );
+    }
+    await this.publish(provider, parse.events);
+    this.metrics.callbacks.inc({ provider, result: 'accepted' });
+    const inbound = parse.events.filter((event) => event.kind === ProviderEventKind.Inbound).length;
+    if (inbound > 0) this.metrics.events.inc({ provider, kind: ProviderEventKind.Inbound }, inbound);
+    if (parse.events.length > inbound) {
+      this.metrics.events.inc({ provider, kind: ProviderEventKind.Status }, parse.events.length - inbound);
+    }
+    if (parse.ignored > 0) this.metrics.events.inc({ provider, kind: 'ignored' }, parse.ignored);
+    return { published: parse.events.length, ignored: parse.ignored };
+  }
+
+  private async credential(provider: Provider, credentialId: string): Promise<CallbackCredential> {
+    let credential: CallbackCredential | undefined;
+    try {
+      credential = await this.credentials.load(credentialId);
+    } catch (error: unknown) {
+      this.metrics.callbacks.inc({ provider, result: 'unavailable' });
+      throw error;
+    }
+    // One answer for a missing credential and one of another provider: the URL names nothing we serve.
+    if (credential === undefined || credential.provider !== provider) {
+      this.metrics.callbacks.inc({ provider, result: 'unknown_credential' });
+      throw new NotFoundError('CREDENTIAL_NOT_FOUND', `no ${provider} credential ${credentialId}`);
+    }
+    return credential;
+  }
+
+  private async verifyAndParse(
+    credential: CallbackCredential,
+    request: CallbackRequest,
+    context: CallbackContext,
+  ): Promise<CallbackParse> {
+    const secret = credential.verifySecret;
+    const header = (name: string): string | undefined => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const refuse = (field: string, reason: string): never => {
+      this.metrics.callbacks.inc({ provider: context.provider, result: 'bad_signature' });
+      throw InvalidInputError.field('SIGNATURE_INVALID', field, reason);
+    };
+    if (context.provider === Provider.Ses)
+      return this.verifyAndParseSns(credential, request, context, refuse);
+    if (secret === undefined) return refuse('credential', 'has no callback secret to verify with');
+    switch (context.provider) {
+      case Provider.WhatsAppCloud:
+      case Provider.Simulator: {
+        const name = context.provider === Provider.WhatsAppCloud ? 'x-hub-signature-256' : 'x-sim-signature';
+        if (!hubSignatureMatches(secret, request.rawBody, header(name))) {
+          return refuse(name, 'missing or not the HMAC-SHA256 of the body');
+        }
+        const json = parseJsonBody(request.rawBody);
+        if (!json.ok) return json;
+        return context.provider === Provider.WhatsAppCloud
+          ? parseWhatsAppCallback(json.value, context)
+          : parseSimulatorCallback(json.value, context);
+      }
+      case Provider.Twilio: {
+        const params = formParams(request.rawBody);
+        if (!params.ok) return params;
+        const base = this.config.INGEST_PUBLIC_BASE_URL ?? request.origin;
+        if (
+          !twilioSignatureMatches(secret, `${base}${request.url}`, params.value, header('x-twilio-signature'))
+        ) {
+          return refuse('x-twilio-signature', 'missing or not the signature of this URL and form');
+        }
+        const query = new URL(request.url, 'http://x').searchParams.get('ums_message_id') ?? undefined;
+        return parseTwilioCallback(params.value, { umsMessageId: query }, context);
+      }
+      case Provider.Mitto: {
+        const token = header('x-mitto-token');
+        if (token === undefined || !constantTimeEquals(token, secret)) {
+          return refuse('x-mitto-token', 'missing or not the shared token');
+        }
+        const json = parseJsonBody(request.rawBody);
+        return json.ok ? parseMittoCallback(json.value, context) : json;
+      }
+    }
+  }
+
+  /**
+   * SNS: the envelope is signed by AWS with the certificate at SigningCertURL (an SNS host only);
+   * the topic must be the credential's, or anyone's topic could post for it. A subscription is
+   * confirmed once verified; notifications carry SES events.
+   */
+  private async verifyAndParseSns(
+    credential: CallbackCredential,
+    request: CallbackRequest,
+    context: CallbackContext,
+    refuse: (field: string, reason: string) => never,
+  ): Promise<CallbackParse> {
+    const json = parseJsonBody(request.rawBody);
+    if (!json.ok) return json;
+    const parsed = parseSnsEnvelope(json.value);
+    if (!parsed.ok) return parsed;
+    const { envelope } = parsed;
+    if (credential.snsTopicArn === undefined)
+      return refuse('credential', 'has no config.snsTopicArn to accept');
+    if (!constantTimeEquals(envelope.topicArn, credential.snsTopicArn)) {
+      return refuse('TopicArn', 'is not the credential topic');
+    }
+    const certificate = await this.sns.certificate(envelope.signingCertUrl);
+    if (!snsSignatureMatches(envelope, certificate)) {
+      return refuse('Signature', 'does not verify with the SNS signing certificate');
+    }
+    switch (envelope.type) {
+      case 'SubscriptionConfirmation':
+        await this.sns.confirmSubscription(envelope.subscribeUrl ?? '');
+        return { ok: true, events: [], ignored: 1 };
+      case 'UnsubscribeConfirmation':
+        return { ok: true, events: [], ignored: 1 };
+      case 'Notification':
+        return parseSesEvent(envelope.message, context);
+    }
+  }
+
+  private async publish(provider: Provider, events: readonly ProviderEventV1[]): Promise<void> {
+    if (events.length === 0) return;
+    const started = process.hrtime.bigint();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`not acknowledged within ${this.config.INGEST_PUBLISH_TIMEOUT_MS} ms`)),
+        this.config.INGEST_PUBLISH_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([this.publisher.publish(events), timeout]);
+    } catch (error: unknown) {
+      this.metrics.callbacks.inc({ provider, result: 'unavailable' });
+      throw new UnavailableError(
+        'KAFKA_UNAVAILABLE',
+        `callback not stored, retry later: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    this.metrics.seconds.observe({ provider }, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+}
+
+/** A form body as ordered name/value pairs (a name may repeat); bad UTF-8 or encoding is refused. */
+function formParams(
+  raw: Buffer,
+): { ok: true; value: [string, string][] } | { ok: false; issues: FieldIssue[] } {
+  const text = raw.toString('utf8');
+  if (text.includes('\uFFFD')) {
+    return { ok: false, issues: [{ field: '(body)', reason: 'must be UTF-8 form data' }] };
+  }
+  return { ok: true, value: [...new URLSearchParams(text).entries()] };
+}
