@@ -104,16 +104,17 @@ export class SendBatchService implements BeforeApplicationShutdown {
     const batch = message.value;
     const endTimer = this.metrics.batchSeconds.startTimer({ lane: batch.lane });
     const ids = [...new Set(batch.items.map((item) => item.messageId))];
-    const loaded = await this.credentials.load(batch.credentialId);
     if (batch.runId !== undefined && !(await this.runs.isRunning(batch.runId))) {
       // Paused or stopped: its messages stay PENDING (the expander publishes them again on resume).
       this.count(batch.lane, 'held', ids.length);
-    } else if (!loaded.ok) {
-      // Nothing can be sent with it: every message takes the credential's failure (no tokens needed).
-      const failure = loaded.failure;
-      await this.sendSlice(message, ids, undefined, undefined, () => failure);
     } else {
-      await this.sendUnderRateLimit(message, ids, loaded.credential);
+      const loaded = await this.credentials.load(batch.credentialId);
+      if (loaded.ok) await this.sendUnderRateLimit(message, ids, loaded.credential);
+      else {
+        // Nothing can be sent with it: every message takes the credential's failure (no tokens needed).
+        const failure = loaded.failure;
+        await this.sendSlice(message, ids, undefined, undefined, () => failure);
+      }
     }
     // The expander's backpressure counts batches; a partial retry's batch was counted already.
     if (batch.runId !== undefined && message.headers[KafkaHeaders.partialRetry] === undefined) {
