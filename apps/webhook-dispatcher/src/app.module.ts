@@ -1,10 +1,21 @@
 import { Module } from '@nestjs/common';
-import { PlatformModule } from '@ums/platform';
+import { PlatformModule, SecretsConfig } from '@ums/platform';
+import { DeliveriesConfig } from './deliveries/deliveries.config';
+import { DeliveriesModule } from './deliveries/deliveries.module';
+import { SubscribersModule } from './subscribers/subscribers.module';
 
-/** Root module of webhook-dispatcher; features are added as modules under src/<feature>/. */
+/** Root module of webhook-dispatcher: the subscriber API and signed deliveries with retries and tombstones. */
 @Module({
   imports: [
-    PlatformModule.forService({ service: 'webhook-dispatcher', kafka: true, mysql: true, redis: true }),
+    PlatformModule.forService({
+      service: 'webhook-dispatcher',
+      kafka: true,
+      mysql: true,
+      redis: true,
+      configs: [DeliveriesConfig, SecretsConfig],
+    }),
+    SubscribersModule,
+    DeliveriesModule,
   ],
 })
 export class WebhookDispatcherModule {}

@@ -10,3 +10,5 @@ export * from './simulation';
 export * from './template/message-template';
 export * from './rate';
 export * from './sending';
+export * from './provider-callback';
+export * from './webhook';

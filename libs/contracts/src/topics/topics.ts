@@ -111,6 +111,15 @@ export const Topics = {
     retentionMs: 7 * DAY,
     description: 'Replies and new messages from recipients. For downstream services and webhook-dispatcher.',
   }),
+  webhookDeliveries: defineTopic({
+    name: 'ums.webhook.deliveries.v1',
+    value: WebhookDeliveryV1,
+    keyOf: (v) => v.subscriberId,
+    partitions: DEFAULT_PARTITIONS,
+    retentionMs: 7 * DAY,
+    description:
+      'Subscriber deliveries to attempt now: replays and recovered deliveries. Its retry tiers are ums.webhook.retry-*. Consumed by webhook-dispatcher.',
+  }),
   webhookRetry5s: defineTopic({
     name: 'ums.webhook.retry-5s.v1',
     value: WebhookDeliveryV1,

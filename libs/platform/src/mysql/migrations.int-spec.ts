@@ -22,6 +22,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'tenant_rate_cap_per_sec',
     'created_at',
     'updated_at',
+    'callback_secret_ciphertext',
   ],
   campaigns: [
     'id',
@@ -157,6 +158,8 @@ const ALL_MIGRATION_NAMES = [
   'InitialSchema1763790000000',
   'MessagesRunRecipientIndex1763834000000',
   'ContactsImportId1763900000000',
+  'CredentialsCallbackSecret1764200000000',
+  'WebhookSubscriberReplay1764300000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */

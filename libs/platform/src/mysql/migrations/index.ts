@@ -1,10 +1,14 @@
 import { InitialSchema1763790000000 } from './1763790000000-initial-schema.migration';
 import { MessagesRunRecipientIndex1763834000000 } from './1763834000000-messages-run-recipient-index.migration';
 import { ContactsImportId1763900000000 } from './1763900000000-contacts-import-id.migration';
+import { CredentialsCallbackSecret1764200000000 } from './1764200000000-credentials-callback-secret.migration';
+import { WebhookSubscriberReplay1764300000000 } from './1764300000000-webhook-subscriber-replay.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
 export const allMigrations = [
   InitialSchema1763790000000,
   MessagesRunRecipientIndex1763834000000,
   ContactsImportId1763900000000,
+  CredentialsCallbackSecret1764200000000,
+  WebhookSubscriberReplay1764300000000,
 ];

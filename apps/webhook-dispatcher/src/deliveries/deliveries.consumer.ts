@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type InboundMessageV1,
+  type MessageStatusV1,
+  Topics,
+  type WebhookDeliveryV1,
+  WebhookRetryTiers,
+} from '@ums/contracts';
+import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
+import { DeliveriesConfig } from './deliveries.config';
+import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveryDispatcher } from './delivery-dispatcher.service';
+import { FanOutService, type WebhookEvent } from './fan-out.service';
+
+/**
+ * Status and inbound events fanned out to subscribers, and deliveries to attempt again: replays and
+ * retries. Retries wait on the ums.webhook.retry-* tiers, read by their own group (the platform holds
+ * each tier partition until its head is due), so fresh events never queue behind them. Fan-out runs
+ * one chunk per partition at a time so delivery ids follow event order within a partition (the order a
+ * resurrect replays in); the attempts themselves run outside the handler.
+ */
+@Injectable()
+export class DeliveriesConsumer {
+  constructor(
+    private readonly fanOut: FanOutService,
+    private readonly repository: DeliveriesRepository,
+    private readonly dispatcher: DeliveryDispatcher,
+    private readonly config: DeliveriesConfig,
+  ) {}
+
+  @ConsumeTopic({
+    topic: Topics.messageStatus,
+    groupId: 'webhook-dispatcher.status',
+    chunkSize: 200,
+    concurrency: 1,
+  })
+  async onStatus(messages: readonly ConsumedMessage<MessageStatusV1>[]): Promise<void> {
+    await this.fanOut.handle(
+      messages.map((m) => ({
+        eventId: m.value.eventId,
+        facts: { tenantId: m.value.tenantId, eventType: 'message.status', campaignId: m.value.campaignId },
+        payload: JSON.stringify({ type: 'message.status', timestamp: m.value.occurredAt, data: m.value }),
+        source: { topic: m.topic, partition: m.partition, offset: m.offset },
+      })),
+    );
+  }
+
+  @ConsumeTopic({
+    topic: Topics.inboundMessages,
+    groupId: 'webhook-dispatcher.inbound',
+    chunkSize: 200,
+    concurrency: 1,
+  })
+  async onInbound(messages: readonly ConsumedMessage<InboundMessageV1>[]): Promise<void> {
+    const events: WebhookEvent[] = messages.map((m) => ({
+      eventId: m.value.eventId,
+      facts: { tenantId: m.value.tenantId, eventType: 'message.inbound' },
+      payload: JSON.stringify({ type: 'message.inbound', timestamp: m.value.occurredAt, data: m.value }),
+      source: { topic: m.topic, partition: m.partition, offset: m.offset },
+    }));
+    await this.fanOut.handle(events);
+  }
+
+  /**
+   * Replays (main topic) and retries (tiers, once due). Rows still owed are leased again before their
+   * attempt; rows settled meanwhile (delivered, or kept as MISSED for a dead subscriber) are skipped.
+   */
+  @ConsumeTopic({
+    topic: Topics.webhookDeliveries,
+    groupId: 'webhook-dispatcher.deliveries',
+    retryTiers: WebhookRetryTiers,
+    chunkSize: 200,
+    concurrency: 2,
+  })
+  async onDelivery(messages: readonly ConsumedMessage<WebhookDeliveryV1>[]): Promise<void> {
+    const taken = await this.repository.lease(
+      messages.map((m) => m.value.deliveryId),
+      this.config.WEBHOOK_PENDING_LEASE_MS,
+    );
+    await this.dispatcher.whenCapacity();
+    this.dispatcher.submit(
+      messages
+        // A delivery twice in one chunk (a duplicate publish) is attempted once.
+        .filter((m) => taken.delete(m.value.deliveryId))
+        .map((m) => ({
+          deliveryId: m.value.deliveryId,
+          subscriberId: m.value.subscriberId,
+          eventId: m.value.eventId,
+          eventType: m.value.eventType,
+          payload: m.value.payload,
+          attempt: m.value.attempt,
+          firstAttemptAt: m.value.firstAttemptAt,
+          source: { topic: m.topic, partition: m.partition, offset: m.offset },
+        })),
+    );
+  }
+}

@@ -1,0 +1,41 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { toSubscriberView, type SubscriberView } from '../subscribers/subscriber.view';
+import { DeliveriesService, type DeliveryView } from './deliveries.service';
+import { ListDeliveriesDto, ReplaySinceDto } from './delivery.dto';
+import { ResurrectService } from './resurrect.service';
+
+/** A subscriber's deliveries, replays, and resurrecting a dead subscriber. */
+@Controller('v1/subscribers/:id')
+export class DeliveriesController {
+  constructor(
+    private readonly deliveries: DeliveriesService,
+    private readonly resurrection: ResurrectService,
+  ) {}
+
+  @Get('deliveries')
+  list(
+    @Param('id') id: string,
+    @Query() query: ListDeliveriesDto,
+  ): Promise<{ items: DeliveryView[]; nextBefore: string | null }> {
+    return this.deliveries.list(id, query);
+  }
+
+  @Post('deliveries/:deliveryId/replay')
+  @HttpCode(202)
+  replayOne(@Param('id') id: string, @Param('deliveryId') deliveryId: string): Promise<DeliveryView> {
+    return this.deliveries.replayOne(id, deliveryId);
+  }
+
+  @Post('replay')
+  @HttpCode(202)
+  replaySince(@Param('id') id: string, @Body() dto: ReplaySinceDto): Promise<{ replayed: number }> {
+    return this.deliveries.replaySince(id, new Date(dto.since));
+  }
+
+  /** 202: the subscriber is REPLAYING; it turns ALIVE once everything it missed was delivered in order. */
+  @Post('resurrect')
+  @HttpCode(202)
+  async resurrect(@Param('id') id: string): Promise<SubscriberView> {
+    return toSubscriberView(await this.resurrection.resurrect(id));
+  }
+}

@@ -1,0 +1,436 @@
+import { randomBytes } from 'node:crypto';
+import {
+  AllTopics,
+  Channel,
+  type DeadLetterV1,
+  type InboundMessageV1,
+  MessageStatus,
+  type MessageStatusV1,
+  type SubscriberAlertV1,
+  Topics,
+} from '@ums/contracts';
+import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
+import {
+  createTestDatabase,
+  serviceEnv,
+  type ServiceProcess,
+  startServiceProcess,
+  testKafka,
+  waitUntil,
+} from '@ums/testing';
+import type { Consumer, Producer } from 'kafkajs';
+import type { DataSource } from 'typeorm';
+import { LoopbackSubscriber } from './fixtures/loopback-subscriber';
+
+jest.setTimeout(240_000);
+
+interface SubscriberBody {
+  id: string;
+  state: string;
+  secret?: string;
+  failuresInWindow?: number;
+  lastError: string | null;
+  lastSuccessAt: string | null;
+  eventTypes: string[];
+  campaignId: string | null;
+}
+
+const RETRY_DELAYS_MS = [300, 600, 1200, 2400, 4800];
+
+describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrect (real process)', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let ds: DataSource;
+  let names: KafkaNames;
+  let producer: Producer;
+  let observer: Consumer;
+  let dispatcher: ServiceProcess;
+  const servers: LoopbackSubscriber[] = [];
+  const alerts: SubscriberAlertV1[] = [];
+  const deadLetters: DeadLetterV1[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('webhook_dispatcher');
+    ds = createDataSource(db.settings);
+    await ds.initialize();
+    await runPendingMigrations(ds);
+    const namespace = `t-${randomBytes(4).toString('hex')}`;
+    names = new KafkaNames(namespace);
+    await ensureTopics(testKafka(), AllTopics, 1, names);
+    dispatcher = await startServiceProcess({
+      app: 'webhook-dispatcher',
+      env: {
+        ...serviceEnv(db.settings.database, namespace),
+        WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true',
+        WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
+        WEBHOOK_RETRY_JITTER: '0.1',
+        WEBHOOK_TIMEOUT_MS: '1000',
+        WEBHOOK_FAILURE_THRESHOLD: '20',
+        WEBHOOK_SUBSCRIBER_REFRESH_MS: '200',
+        WEBHOOK_SWEEP_TICK_MS: '500',
+        WEBHOOK_PENDING_LEASE_MS: '4000',
+        WEBHOOK_SECRET_GRACE_MS: '600000',
+      },
+    });
+    producer = testKafka().producer();
+    await producer.connect();
+    observer = testKafka().consumer({ groupId: `observer-${namespace}` });
+    await observer.connect();
+    await observer.subscribe({
+      topics: [names.topic(Topics.subscriberAlerts.name), names.topic(Topics.deadLetters.name)],
+      fromBeginning: true,
+    });
+    await observer.run({
+      eachMessage: async ({ topic, message }) => {
+        const value: unknown = JSON.parse(String(message.value));
+        if (topic === names.topic(Topics.subscriberAlerts.name)) alerts.push(value as SubscriberAlertV1);
+        else deadLetters.push(value as DeadLetterV1);
+        await Promise.resolve();
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await dispatcher?.process.stop();
+    await Promise.all([producer?.disconnect(), observer?.disconnect(), ...servers.map((s) => s.stop())]);
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const response = await fetch(`${dispatcher.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T };
+  }
+
+  async function subscriberFor(
+    tenantId: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ server: LoopbackSubscriber; id: string }> {
+    const server = await LoopbackSubscriber.start();
+    servers.push(server);
+    const created = await api<SubscriberBody>('POST', '/v1/subscribers', {
+      tenantId,
+      url: server.url(),
+      eventTypes: ['message.status'],
+      internal: true,
+      ...extra,
+    });
+    expect(created.status).toBe(201);
+    server.secret = created.body.secret;
+    return { server, id: created.body.id };
+  }
+
+  async function publishStatuses(
+    tenantId: string,
+    campaignId: string,
+    ids: readonly string[],
+  ): Promise<void> {
+    const values: MessageStatusV1[] = ids.map((eventId, i) => ({
+      eventId,
+      messageId: String(i + 1),
+      tenantId,
+      campaignId,
+      channel: Channel.Sms,
+      recipient: '+4915100000001',
+      status: MessageStatus.Delivered,
+      occurredAt: new Date().toISOString(),
+    }));
+    await producer.send({
+      topic: names.topic(Topics.messageStatus.name),
+      acks: -1,
+      messages: values.map((v) => ({ key: v.campaignId, value: JSON.stringify(v) })),
+    });
+  }
+
+  const state = async (id: string): Promise<SubscriberBody> =>
+    (await api<SubscriberBody>('GET', `/v1/subscribers/${id}`)).body;
+
+  const deliveryStates = async (subscriberId: string): Promise<Record<string, number>> => {
+    const rows: { state: string; n: number | string }[] = await ds.query(
+      'SELECT state, COUNT(*) AS n FROM deliveries WHERE subscriber_id = ? GROUP BY state',
+      [subscriberId],
+    );
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+  };
+
+  const eventIds = (prefix: string, n: number): string[] =>
+    Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
+
+  it('manages subscribers: validation by field, secret shown once, update, rotation with both secrets valid, delete', async () => {
+    const refused = await api<{ error: { code: string; fields: { field: string; reason: string }[] } }>(
+      'POST',
+      '/v1/subscribers',
+      {
+        tenantId: 'api',
+        url: 'http://hooks.example.com/x',
+        eventTypes: ['message.status', 'message.bogus'],
+      },
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.fields.map((f) => f.field)).toContain('eventTypes');
+    const publicHttp = await api<{ error: { code: string; fields: { field: string; reason: string }[] } }>(
+      'POST',
+      '/v1/subscribers',
+      {
+        tenantId: 'api',
+        url: 'http://hooks.example.com/x',
+        eventTypes: ['message.status'],
+      },
+    );
+    expect(publicHttp.status).toBe(400);
+    expect(publicHttp.body.error).toMatchObject({
+      code: 'SUBSCRIBER_URL_REFUSED',
+      fields: [{ field: 'url', reason: 'must be https for a public subscriber' }],
+    });
+
+    const { server, id } = await subscriberFor('api');
+    const oldSecret = server.secret as string;
+    expect(oldSecret).toMatch(/^whsec_/);
+    const read = await state(id);
+    expect(read).toMatchObject({ id, state: 'ALIVE', failuresInWindow: 0 });
+    expect(read).not.toHaveProperty('secret');
+    expect(JSON.stringify((await api('GET', '/v1/subscribers?tenantId=api')).body)).toContain(id);
+
+    const patched = await api<SubscriberBody>('PATCH', `/v1/subscribers/${id}`, { campaignId: 'cmp-api' });
+    expect(patched.body.campaignId).toBe('cmp-api');
+
+    const rotated = await api<SubscriberBody>('POST', `/v1/subscribers/${id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    const newSecret = rotated.body.secret as string;
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(oldSecret);
+
+    await publishStatuses('api', 'cmp-other', ['api-filtered']);
+    await publishStatuses('api', 'cmp-api', ['api-1']);
+    await waitUntil('the rotated delivery', () => server.accepted.includes('api-1'));
+    const received = server.received.find((r) => r.webhookId === 'api-1');
+    // Verified by the reference library with the old secret (server.secret) during the grace period ...
+    expect(received?.validSignature).toBe(true);
+    // ... and with the new one.
+    server.secret = newSecret;
+    await publishStatuses('api', 'cmp-api', ['api-2']);
+    await waitUntil('the second delivery', () => server.accepted.includes('api-2'));
+    expect(server.received.find((r) => r.webhookId === 'api-2')?.validSignature).toBe(true);
+    expect(server.received.map((r) => r.webhookId)).not.toContain('api-filtered');
+
+    expect((await api('DELETE', `/v1/subscribers/${id}`)).status).toBe(204);
+    expect((await api('GET', `/v1/subscribers/${id}`)).status).toBe(404);
+  });
+
+  it('delivers every event exactly once (by webhook-id) to a subscriber that was down for a while, with valid signatures', async () => {
+    const flaky = await subscriberFor('flaky');
+    const healthy = await subscriberFor('flaky');
+    const ids = eventIds('flaky', 4);
+    flaky.server.mode = { kind: 'status', status: 503 };
+    await publishStatuses('flaky', 'cmp-flaky', ids);
+    await waitUntil('the first failed attempts', () => flaky.server.received.length >= ids.length);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    flaky.server.mode = { kind: 'ok' };
+    await waitUntil(
+      'every event delivered',
+      async () => (await deliveryStates(flaky.id))['DELIVERED'] === ids.length,
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    expect([...flaky.server.accepted].sort()).toEqual(ids);
+    expect(flaky.server.received.length).toBeGreaterThan(ids.length); // there were retries
+    expect(flaky.server.invalidSignatures()).toBe(0);
+    await waitUntil(
+      'the healthy subscriber got all',
+      async () => (await deliveryStates(healthy.id))['DELIVERED'] === ids.length,
+    );
+    expect(healthy.server.received.map((r) => r.webhookId).sort()).toEqual(ids);
+    expect(healthy.server.invalidSignatures()).toBe(0);
+    const view = await state(flaky.id);
+    expect(view.state).toBe('ALIVE');
+    expect(view.lastSuccessAt).not.toBeNull();
+    expect(view.lastError).toMatch(/HTTP 503/);
+    const listed = await api<{ items: { attempts: number; state: string }[] }>(
+      'GET',
+      `/v1/subscribers/${flaky.id}/deliveries`,
+    );
+    expect(listed.body.items).toHaveLength(ids.length);
+    expect(listed.body.items.every((d) => d.state === 'DELIVERED' && d.attempts >= 2)).toBe(true);
+  });
+
+  it('tombstones a dead subscriber past the threshold, stops attempts, and after resurrect replays everything it missed in order', async () => {
+    const dead = await subscriberFor('dead');
+    dead.server.mode = { kind: 'status', status: 500 };
+    const first = eventIds('dead-a', 25);
+    await publishStatuses('dead', 'cmp-dead', first);
+    await waitUntil('the tombstone', async () => (await state(dead.id)).state === 'DEAD', {
+      timeoutMs: 60_000,
+    });
+    await waitUntil('the alert', () =>
+      alerts.find((a) => a.subscriberId === dead.id && a.kind === 'tombstoned'),
+    );
+    const view = await state(dead.id);
+    expect(view.failuresInWindow).toBeGreaterThan(20);
+    // Nothing in flight any more, then more events: none of them is attempted.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const attemptsAtTombstone = dead.server.received.length;
+    const second = eventIds('dead-b', 10);
+    await publishStatuses('dead', 'cmp-dead', second);
+    await waitUntil(
+      'the later events kept',
+      async () => (await deliveryStates(dead.id))['MISSED'] === first.length + second.length,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[2] ?? 1_000));
+    expect(dead.server.received.length).toBe(attemptsAtTombstone);
+    expect(dead.server.accepted).toHaveLength(0);
+
+    dead.server.mode = { kind: 'ok' };
+    const resurrected = await api<SubscriberBody>('POST', `/v1/subscribers/${dead.id}/resurrect`);
+    expect(resurrected.status).toBe(202);
+    expect(resurrected.body.state).toBe('REPLAYING');
+    await waitUntil('alive again', async () => (await state(dead.id)).state === 'ALIVE', {
+      timeoutMs: 60_000,
+    });
+    expect(dead.server.accepted).toEqual([...first, ...second]);
+    expect(dead.server.invalidSignatures()).toBe(0);
+    expect(alerts.filter((a) => a.subscriberId === dead.id).map((a) => a.kind)).toEqual([
+      'tombstoned',
+      'resurrected',
+    ]);
+    // New events flow normally afterwards.
+    await publishStatuses('dead', 'cmp-dead', ['dead-c-0000']);
+    await waitUntil('a new event', () => dead.server.accepted.includes('dead-c-0000'));
+    expect(await deliveryStates(dead.id)).toEqual({ DELIVERED: first.length + second.length + 1 });
+  });
+
+  it('dead-letters a delivery after the last retry tier and replays it from the API', async () => {
+    const failing = await subscriberFor('dlq');
+    failing.server.mode = { kind: 'status', status: 500 };
+    const since = new Date(Date.now() - 1_000).toISOString();
+    await publishStatuses('dlq', 'cmp-dlq', ['dlq-0']);
+    await waitUntil(
+      'the dead letter',
+      async () => (await deliveryStates(failing.id))['DEAD_LETTERED'] === 1,
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    expect(failing.server.received.filter((r) => r.webhookId === 'dlq-0')).toHaveLength(
+      RETRY_DELAYS_MS.length + 1,
+    );
+    await waitUntil('the dead letter on the topic', () =>
+      deadLetters.find((d) => d.errorCode === 'RETRIES_EXHAUSTED' && (d.value ?? '').includes('dlq-0')),
+    );
+    expect((await state(failing.id)).state).toBe('ALIVE');
+
+    failing.server.mode = { kind: 'ok' };
+    const replay = await api<{ replayed: number }>('POST', `/v1/subscribers/${failing.id}/replay`, { since });
+    expect(replay).toEqual({ status: 202, body: { replayed: 1 } });
+    await waitUntil('the replayed delivery', () => failing.server.accepted.includes('dlq-0'));
+    await waitUntil('settled', async () => (await deliveryStates(failing.id))['DELIVERED'] === 1);
+
+    const [row] = (await api<{ items: { id: string }[] }>('GET', `/v1/subscribers/${failing.id}/deliveries`))
+      .body.items;
+    const again = await api<{ state: string }>(
+      'POST',
+      `/v1/subscribers/${failing.id}/deliveries/${row?.id}/replay`,
+    );
+    expect(again.status).toBe(202);
+    await waitUntil(
+      'the single replay',
+      () =>
+        failing.server.received.filter((r) => r.webhookId === 'dlq-0').length === RETRY_DELAYS_MS.length + 3,
+    );
+    expect(failing.server.invalidSignatures()).toBe(0);
+  });
+
+  it('disables a subscriber that answers 410 and refuses public subscribers at loopback addresses', async () => {
+    const gone = await subscriberFor('gone');
+    gone.server.mode = { kind: 'status', status: 410 };
+    await publishStatuses('gone', 'cmp-gone', ['gone-0', 'gone-1']);
+    await waitUntil('disabled', async () => (await state(gone.id)).state === 'DISABLED');
+    await waitUntil('the alert', () =>
+      alerts.find((a) => a.subscriberId === gone.id && a.kind === 'disabled'),
+    );
+    const attempts = gone.server.received.length;
+    await publishStatuses('gone', 'cmp-gone', ['gone-2']);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(gone.server.received.length).toBe(attempts);
+
+    const target = await LoopbackSubscriber.start();
+    servers.push(target);
+    const created = await api<SubscriberBody>('POST', '/v1/subscribers', {
+      tenantId: 'ssrf',
+      url: `https://127.0.0.1:${target.port}/hook`,
+      eventTypes: ['message.status'],
+    });
+    expect(created.status).toBe(201);
+    await publishStatuses('ssrf', 'cmp-ssrf', ['ssrf-0']);
+    await waitUntil('the refused attempt', async () =>
+      (await state(created.body.id)).lastError?.startsWith('ADDRESS_NOT_PUBLIC'),
+    );
+    expect(target.connections).toBe(0);
+  });
+
+  it('delivers inbound messages to subscribers of message.inbound only', async () => {
+    const inbound = await subscriberFor('inbound', { eventTypes: ['message.inbound'] });
+    const status = await subscriberFor('inbound');
+    const value: InboundMessageV1 = {
+      eventId: 'inbound-0',
+      tenantId: 'inbound',
+      credentialId: 'cred-1',
+      channel: Channel.Sms,
+      from: '+4915100000002',
+      to: '+4915100000003',
+      text: 'STOP',
+      providerMessageId: 'pm-1',
+      optOut: true,
+      occurredAt: new Date().toISOString(),
+    };
+    await producer.send({
+      topic: names.topic(Topics.inboundMessages.name),
+      acks: -1,
+      messages: [{ key: Topics.inboundMessages.keyOf(value), value: JSON.stringify(value) }],
+    });
+    await publishStatuses('inbound', 'cmp-inbound', ['inbound-status-0']);
+    await waitUntil('the inbound delivery', () => inbound.server.accepted.includes('inbound-0'));
+    await waitUntil('the status delivery', () => status.server.accepted.includes('inbound-status-0'));
+    const body = JSON.parse(inbound.server.received[0]?.body ?? '{}') as {
+      type: string;
+      data: InboundMessageV1;
+    };
+    expect(body).toMatchObject({ type: 'message.inbound', data: { text: 'STOP', optOut: true } });
+    expect(inbound.server.received.map((r) => r.webhookId)).toEqual(['inbound-0']);
+    expect(status.server.received.map((r) => r.webhookId)).toEqual(['inbound-status-0']);
+    expect(inbound.server.invalidSignatures() + status.server.invalidSignatures()).toBe(0);
+  });
+
+  it('loses nothing when the dispatcher is SIGKILLed with deliveries queued and in flight', async () => {
+    const slow = await subscriberFor('crash');
+    // 64 in flight at most (the subscriber's lane), 100 ms each: the rest waits in memory when the kill lands.
+    slow.server.mode = { kind: 'ok', delayMs: 100 };
+    const ids = eventIds('crash', 300);
+    await publishStatuses('crash', 'cmp-crash', ids);
+    await waitUntil('some deliveries', () => slow.server.accepted.length >= 20);
+    await dispatcher.process.kill();
+    const beforeRestart = slow.server.accepted.length;
+    expect(beforeRestart).toBeLessThan(ids.length);
+    slow.server.mode = { kind: 'ok' };
+    await dispatcher.restart();
+    await waitUntil(
+      'every event delivered',
+      async () => (await deliveryStates(slow.id))['DELIVERED'] === ids.length,
+      {
+        timeoutMs: 90_000,
+      },
+    );
+    expect([...slow.server.accepted].sort()).toEqual(ids);
+    expect(slow.server.invalidSignatures()).toBe(0);
+    // Re-attempts are bounded by what was in flight or unwritten at the kill, never the whole backlog.
+    const attempts = slow.server.received.length;
+    expect(attempts - ids.length).toBeLessThanOrEqual(64 + 500);
+  });
+});

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { MetricsRegistry } from '@ums/platform';
+import { Counter, Gauge, Histogram } from 'prom-client';
+
+/**
+ * Outcomes of one attempt or decision: delivered, failed (retried), dead_lettered (out of retries),
+ * gone (410, subscriber disabled), missed (kept for a resurrect), refused (address not public),
+ * spilled (subscriber backlog full, sent to the first tier unattempted).
+ */
+export type DeliveryOutcomeLabel =
+  'delivered' | 'failed' | 'dead_lettered' | 'gone' | 'missed' | 'refused' | 'spilled';
+
+@Injectable()
+export class DeliveriesMetrics {
+  readonly deliveries: Counter<'outcome'>;
+  readonly latency: Histogram;
+  readonly retries: Counter<'tier'>;
+  readonly subscribers: Gauge<'state'>;
+  readonly oldestUndeliveredSeconds: Gauge;
+  readonly queued: Gauge;
+
+  constructor(registry: MetricsRegistry) {
+    const registers = [registry];
+    this.deliveries = new Counter({
+      name: 'ums_webhook_deliveries_total',
+      help: 'Subscriber delivery attempts and decisions by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'ums_webhook_delivery_seconds',
+      help: 'Time from sending a delivery to its answer (or transport error)',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'ums_webhook_retries_total',
+      help: 'Deliveries sent to a retry tier, by tier topic',
+      labelNames: ['tier'],
+      registers,
+    });
+    this.subscribers = new Gauge({
+      name: 'ums_webhook_subscribers',
+      help: 'Subscribers by state (ALIVE, DEAD, DISABLED, REPLAYING)',
+      labelNames: ['state'],
+      registers,
+    });
+    this.oldestUndeliveredSeconds = new Gauge({
+      name: 'ums_webhook_oldest_undelivered_seconds',
+      help: 'Age of the oldest PENDING or RETRYING delivery (0 when none)',
+      registers,
+    });
+    this.queued = new Gauge({
+      name: 'ums_webhook_queued_deliveries',
+      help: 'Deliveries waiting in this process for a free slot of their subscriber',
+      registers,
+    });
+  }
+}

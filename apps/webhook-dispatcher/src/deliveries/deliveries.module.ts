@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import { SubscribersModule } from '../subscribers/subscribers.module';
+import { DeliveriesConsumer } from './deliveries.consumer';
+import { DeliveriesController } from './deliveries.controller';
+import { DeliveriesMetrics } from './deliveries.metrics';
+import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveriesService } from './deliveries.service';
+import { DeliveryDispatcher } from './delivery-dispatcher.service';
+import { FanOutService } from './fan-out.service';
+import { PendingSweeper } from './pending-sweeper.service';
+import { ResurrectService } from './resurrect.service';
+import { SubscriberHttpClient } from './subscriber-http.client';
+import { SubscriberProbe } from './subscriber-probe.service';
+
+/** Fan-out of status and inbound events, signed attempts, retry tiers, dead letters, replay and resurrect. */
+@Module({
+  imports: [SubscribersModule],
+  controllers: [DeliveriesController],
+  providers: [
+    DeliveriesConsumer,
+    DeliveriesMetrics,
+    DeliveriesRepository,
+    DeliveriesService,
+    DeliveryDispatcher,
+    FanOutService,
+    PendingSweeper,
+    ResurrectService,
+    SubscriberHttpClient,
+    SubscriberProbe,
+  ],
+})
+export class DeliveriesModule {}

@@ -1,0 +1,291 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { DeliveryJob, DeliveryRecord, DeliverySettlement, DeliveryState } from './delivery.record';
+
+export interface NewDelivery {
+  readonly subscriberId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly payload: string;
+  readonly state: 'PENDING' | 'MISSED';
+}
+
+export interface DeliveryKeyRow {
+  readonly id: string;
+  readonly subscriberId: string;
+  readonly eventId: string;
+  readonly state: DeliveryState;
+  readonly attempts: number;
+  readonly createdAt: Date;
+}
+
+interface DeliveryRow {
+  id: string | number;
+  subscriber_id: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  state: string;
+  attempts: number | string;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, subscriber_id, event_id, event_type, payload, state, attempts, last_status_code, last_error,
+  next_attempt_at, delivered_at, created_at, updated_at`;
+
+const SETTLE_SLICE = 1_000;
+
+const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+
+/** The deliveries table; hot paths use multi-row statements only. */
+@Injectable()
+export class DeliveriesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Inserts the rows not there yet (unique (subscriber_id, event_id): a redelivered event changes
+   * nothing) and returns every row of the given keys with its id and state. PENDING rows carry a lease
+   * (next_attempt_at): if their process dies before settling them, the sweeper attempts them again.
+   */
+  async insertAndRead(rows: readonly NewDelivery[], leaseMs: number): Promise<DeliveryKeyRow[]> {
+    if (rows.length === 0) return [];
+    await this.dataSource.query(
+      `INSERT IGNORE INTO deliveries (subscriber_id, event_id, event_type, payload, state, next_attempt_at)
+       VALUES ${rows.map(() => `(?, ?, ?, ?, ?, UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND)`).join(', ')}`,
+      rows.flatMap((r) => [r.subscriberId, r.eventId, r.eventType, r.payload, r.state, leaseMs * 1000]),
+    );
+    // Two IN lists (a range on the unique key) rather than a row-constructor IN, which older optimizers
+    // scan the table for; the exact pairs are picked below.
+    const subscriberIds = [...new Set(rows.map((r) => r.subscriberId))];
+    const eventIds = [...new Set(rows.map((r) => r.eventId))];
+    const wanted = new Set(rows.map((r) => `${r.subscriberId}\u0000${r.eventId}`));
+    const found: {
+      id: string | number;
+      subscriber_id: string;
+      event_id: string;
+      state: string;
+      attempts: number | string;
+      created_at: Date;
+    }[] = await this.dataSource.query(
+      `SELECT id, subscriber_id, event_id, state, attempts, created_at FROM deliveries
+       WHERE subscriber_id IN (${placeholders(subscriberIds.length)}) AND event_id IN (${placeholders(eventIds.length)})`,
+      [...subscriberIds, ...eventIds],
+    );
+    const read = found.filter((r) => wanted.has(`${r.subscriber_id}\u0000${r.event_id}`));
+    return read.map((r) => ({
+      id: String(r.id),
+      subscriberId: r.subscriber_id,
+      eventId: r.event_id,
+      state: r.state as DeliveryState,
+      attempts: Number(r.attempts),
+      createdAt: r.created_at,
+    }));
+  }
+
+  async findMany(ids: readonly string[]): Promise<DeliveryRecord[]> {
+    if (ids.length === 0) return [];
+    const rows: DeliveryRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM deliveries WHERE id IN (${placeholders(ids.length)})`,
+      [...ids],
+    );
+    return rows.map(toRecord);
+  }
+
+  /**
+   * Takes rows that are to be attempted now (PENDING or RETRYING) under a fresh lease; returns the ids
+   * taken. Rows settled meanwhile (delivered by a duplicate, kept as MISSED) are left alone.
+   */
+  async lease(ids: readonly string[], leaseMs: number): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    await this.dataSource.query(
+      `UPDATE deliveries SET state = 'PENDING', next_attempt_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND,
+         updated_at = UTC_TIMESTAMP(3)
+       WHERE id IN (${placeholders(ids.length)}) AND state IN ('PENDING', 'RETRYING')`,
+      [leaseMs * 1000, ...ids],
+    );
+    const rows: { id: string | number }[] = await this.dataSource.query(
+      `SELECT id FROM deliveries WHERE id IN (${placeholders(ids.length)}) AND state = 'PENDING'`,
+      [...ids],
+    );
+    return new Set(rows.map((r) => String(r.id)));
+  }
+
+  /**
+   * Writes many settlements: grouped by their values (state, attempt count, status, error, next attempt
+   * rounded to the second), one `UPDATE ... WHERE id IN (...)` per group and slice. A burst of deliveries
+   * or of failures of one subscriber collapses into a few statements; no CASE lists (quadratic in MySQL).
+   * A DELIVERED row is never moved back by a late failure of a duplicate attempt.
+   */
+  async settle(settlements: readonly DeliverySettlement[]): Promise<void> {
+    const groups = new Map<string, { sample: DeliverySettlement; next: Date | null; ids: string[] }>();
+    for (const s of settlements) {
+      const next =
+        s.nextAttemptAt === undefined ? null : new Date(Math.ceil(s.nextAttemptAt.getTime() / 1000) * 1000);
+      const error = s.error?.slice(0, 1024) ?? null;
+      const key = JSON.stringify([s.state, s.attempts, s.statusCode ?? null, error, next?.getTime() ?? null]);
+      const group = groups.get(key) ?? { sample: s, next, ids: [] };
+      group.ids.push(s.deliveryId);
+      groups.set(key, group);
+    }
+    for (const { sample, next, ids } of groups.values()) {
+      for (let i = 0; i < ids.length; i += SETTLE_SLICE) {
+        const slice = ids.slice(i, i + SETTLE_SLICE);
+        await this.dataSource.query(
+          `UPDATE deliveries SET state = ?, attempts = GREATEST(attempts, ?), last_status_code = ?, last_error = ?,
+             next_attempt_at = ?,
+             delivered_at = ${sample.state === 'DELIVERED' ? 'UTC_TIMESTAMP(3)' : 'delivered_at'},
+             updated_at = UTC_TIMESTAMP(3)
+           WHERE id IN (${placeholders(slice.length)})
+             ${sample.state === 'DELIVERED' ? '' : "AND state <> 'DELIVERED'"}`,
+          [
+            sample.state,
+            sample.attempts,
+            sample.statusCode ?? null,
+            sample.error?.slice(0, 1024) ?? null,
+            next,
+            ...slice,
+          ],
+        );
+      }
+    }
+  }
+
+  /**
+   * PENDING rows whose lease ran out (their process died before settling them), taken under a new
+   * lease with SKIP LOCKED so replicas sweeping at once split them.
+   */
+  async takeExpired(limit: number, leaseMs: number): Promise<DeliveryJob[]> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows: DeliveryRow[] = await manager.query(
+        `SELECT ${COLUMNS} FROM deliveries
+         WHERE state = 'PENDING' AND next_attempt_at < UTC_TIMESTAMP(3)
+         ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      if (rows.length === 0) return [];
+      await manager.query(
+        `UPDATE deliveries SET next_attempt_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND
+         WHERE id IN (${placeholders(rows.length)})`,
+        [leaseMs * 1000, ...rows.map((r) => r.id)],
+      );
+      return rows.map((r) => ({
+        deliveryId: String(r.id),
+        subscriberId: r.subscriber_id,
+        eventId: r.event_id,
+        eventType: r.event_type,
+        payload: r.payload,
+        attempt: Number(r.attempts) + 1,
+        firstAttemptAt: r.created_at.toISOString(),
+      }));
+    });
+  }
+
+  /** The oldest delivery still owed (PENDING or RETRYING), for the age metric. */
+  async oldestUndelivered(): Promise<Date | undefined> {
+    const rows: { created_at: Date | null }[] = await this.dataSource.query(
+      `SELECT MIN(created_at) AS created_at FROM deliveries WHERE state IN ('PENDING', 'RETRYING')`,
+    );
+    return rows[0]?.created_at ?? undefined;
+  }
+
+  /** A page of a subscriber's deliveries, newest first (keyset on id). */
+  async list(
+    subscriberId: string,
+    state: DeliveryState | undefined,
+    before: string | undefined,
+    limit: number,
+  ): Promise<DeliveryRecord[]> {
+    const params: unknown[] = [subscriberId];
+    let where = 'subscriber_id = ?';
+    if (state !== undefined) {
+      where += ' AND state = ?';
+      params.push(state);
+    }
+    if (before !== undefined) {
+      where += ' AND id < ?';
+      params.push(before);
+    }
+    const rows: DeliveryRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM deliveries WHERE ${where} ORDER BY id DESC LIMIT ?`,
+      [...params, limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** At a tombstone: what still waits for a retry is kept as MISSED, for a resurrect to replay in order. */
+  async keepOwed(subscriberId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE deliveries SET state = 'MISSED', next_attempt_at = NULL, updated_at = UTC_TIMESTAMP(3)
+       WHERE subscriber_id = ? AND state = 'RETRYING'`,
+      [subscriberId],
+    );
+  }
+
+  /** The next MISSED rows of a subscriber after `afterId`, in event order (by id). */
+  async missedAfter(subscriberId: string, afterId: string, limit: number): Promise<DeliveryRecord[]> {
+    const rows: DeliveryRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM deliveries WHERE subscriber_id = ? AND state = 'MISSED' AND id > ?
+       ORDER BY id LIMIT ?`,
+      [subscriberId, afterId, limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  /**
+   * Settled rows (DELIVERED, DEAD_LETTERED) of a subscriber created at or after `since`, from `afterId`,
+   * marked PENDING under a lease for a replay; returns them as jobs of a fresh first attempt.
+   */
+  async takeForReplay(
+    subscriberId: string,
+    since: Date,
+    afterId: string,
+    limit: number,
+    leaseMs: number,
+  ): Promise<DeliveryJob[]> {
+    const rows: DeliveryRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM deliveries
+       WHERE subscriber_id = ? AND state IN ('DELIVERED', 'DEAD_LETTERED') AND id > ? AND created_at >= ?
+       ORDER BY id LIMIT ?`,
+      [subscriberId, afterId, since, limit],
+    );
+    if (rows.length === 0) return [];
+    await this.dataSource.query(
+      `UPDATE deliveries SET state = 'PENDING', next_attempt_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND,
+         updated_at = UTC_TIMESTAMP(3)
+       WHERE id IN (${placeholders(rows.length)}) AND state IN ('DELIVERED', 'DEAD_LETTERED')`,
+      [leaseMs * 1000, ...rows.map((r) => r.id)],
+    );
+    return rows.map((r) => ({
+      deliveryId: String(r.id),
+      subscriberId: r.subscriber_id,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      payload: r.payload,
+      attempt: 1,
+      firstAttemptAt: new Date().toISOString(),
+    }));
+  }
+}
+
+function toRecord(row: DeliveryRow): DeliveryRecord {
+  return {
+    id: String(row.id),
+    subscriberId: row.subscriber_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    payload: row.payload,
+    state: row.state as DeliveryState,
+    attempts: Number(row.attempts),
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    nextAttemptAt: row.next_attempt_at,
+    deliveredAt: row.delivered_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,140 @@
+import { Injectable } from '@nestjs/common';
+import { Topics, type WebhookDeliveryV1 } from '@ums/contracts';
+import { ConflictError, KafkaProducer, NotFoundError } from '@ums/platform';
+import { SubscribersRepository } from '../subscribers/subscribers.repository';
+import { DeliveriesConfig } from './deliveries.config';
+import { DeliveriesRepository } from './deliveries.repository';
+import type { DeliveryJob, DeliveryRecord } from './delivery.record';
+import type { ListDeliveriesDto } from './delivery.dto';
+
+export interface DeliveryView {
+  readonly id: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly state: DeliveryRecord['state'];
+  readonly attempts: number;
+  readonly lastStatusCode: number | null;
+  readonly lastError: string | null;
+  readonly nextAttemptAt: string | null;
+  readonly deliveredAt: string | null;
+  readonly createdAt: string;
+}
+
+const REPLAY_PAGE = 500;
+
+/** Listing and replaying deliveries; replays go through ums.webhook.deliveries.v1 like any attempt. */
+@Injectable()
+export class DeliveriesService {
+  constructor(
+    private readonly repository: DeliveriesRepository,
+    private readonly subscribers: SubscribersRepository,
+    private readonly producer: KafkaProducer,
+    private readonly config: DeliveriesConfig,
+  ) {}
+
+  async list(
+    subscriberId: string,
+    query: ListDeliveriesDto,
+  ): Promise<{ items: DeliveryView[]; nextBefore: string | null }> {
+    await this.requireSubscriber(subscriberId);
+    const rows = await this.repository.list(subscriberId, query.state, query.before, query.limit);
+    return {
+      items: rows.map(toView),
+      nextBefore: rows.length === query.limit ? (rows[rows.length - 1]?.id ?? null) : null,
+    };
+  }
+
+  /** One delivery again (delivered or dead-lettered), as a fresh first attempt with the same webhook-id. */
+  async replayOne(subscriberId: string, deliveryId: string): Promise<DeliveryView> {
+    await this.requireAlive(subscriberId);
+    const [row] = await this.repository.findMany([deliveryId]);
+    if (row?.subscriberId !== subscriberId) {
+      throw new NotFoundError(
+        'DELIVERY_NOT_FOUND',
+        `Delivery ${deliveryId} of ${subscriberId} does not exist`,
+      );
+    }
+    if (row.state !== 'DELIVERED' && row.state !== 'DEAD_LETTERED') {
+      throw new ConflictError(
+        'DELIVERY_NOT_SETTLED',
+        `Delivery ${deliveryId} is ${row.state}; only settled deliveries are replayed`,
+      );
+    }
+    const jobs = await this.repository.takeForReplay(
+      subscriberId,
+      row.createdAt,
+      String(BigInt(deliveryId) - 1n),
+      1,
+      this.config.WEBHOOK_PENDING_LEASE_MS,
+    );
+    await this.publish(jobs.filter((j) => j.deliveryId === deliveryId));
+    const [after] = await this.repository.findMany([deliveryId]);
+    return toView(after ?? row);
+  }
+
+  /** Everything delivered or dead-lettered since a time; returns how many were queued. */
+  async replaySince(subscriberId: string, since: Date): Promise<{ replayed: number }> {
+    await this.requireAlive(subscriberId);
+    let cursor = '0';
+    let replayed = 0;
+    for (;;) {
+      const jobs = await this.repository.takeForReplay(
+        subscriberId,
+        since,
+        cursor,
+        REPLAY_PAGE,
+        this.config.WEBHOOK_PENDING_LEASE_MS,
+      );
+      if (jobs.length === 0) return { replayed };
+      await this.publish(jobs);
+      replayed += jobs.length;
+      cursor = jobs[jobs.length - 1]?.deliveryId ?? cursor;
+    }
+  }
+
+  private async publish(jobs: readonly DeliveryJob[]): Promise<void> {
+    const values: WebhookDeliveryV1[] = jobs.map((j) => ({
+      deliveryId: j.deliveryId,
+      subscriberId: j.subscriberId,
+      eventId: j.eventId,
+      eventType: j.eventType,
+      payload: j.payload,
+      attempt: 1,
+      firstAttemptAt: j.firstAttemptAt,
+    }));
+    await this.producer.publish(Topics.webhookDeliveries, values);
+  }
+
+  private async requireSubscriber(id: string): Promise<void> {
+    if ((await this.subscribers.find(id)) === undefined) {
+      throw new NotFoundError('SUBSCRIBER_NOT_FOUND', `Subscriber ${id} does not exist`);
+    }
+  }
+
+  private async requireAlive(id: string): Promise<void> {
+    const subscriber = await this.subscribers.find(id);
+    if (subscriber === undefined)
+      throw new NotFoundError('SUBSCRIBER_NOT_FOUND', `Subscriber ${id} does not exist`);
+    if (subscriber.state !== 'ALIVE') {
+      throw new ConflictError(
+        'SUBSCRIBER_NOT_ALIVE',
+        `Subscriber ${id} is ${subscriber.state}; resurrect it first`,
+      );
+    }
+  }
+}
+
+function toView(row: DeliveryRecord): DeliveryView {
+  return {
+    id: row.id,
+    eventId: row.eventId,
+    eventType: row.eventType,
+    state: row.state,
+    attempts: row.attempts,
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
+    deliveredAt: row.deliveredAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,399 @@
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type DeadLetterV1,
+  KafkaHeaders,
+  SubscriberAlertKind,
+  type SubscriberAlertV1,
+  Topics,
+  type WebhookDeliveryV1,
+  WebhookRetryTiers,
+} from '@ums/contracts';
+import { nextWebhookHop, shouldTombstone, signWebhook } from '@ums/domain';
+import { errorMessage, KafkaProducer, type RawRecord } from '@ums/platform';
+import { PinoLogger } from 'nestjs-pino';
+import { FailureWindow } from '../subscribers/failure-window.service';
+import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
+import { SubscribersRepository } from '../subscribers/subscribers.repository';
+import { DeliveriesConfig } from './deliveries.config';
+import { DeliveriesMetrics } from './deliveries.metrics';
+import { DeliveriesRepository } from './deliveries.repository';
+import type { DeliveryJob, DeliverySettlement } from './delivery.record';
+import { type AttemptResult, SubscriberHttpClient } from './subscriber-http.client';
+
+interface Lane {
+  readonly queue: DeliveryJob[];
+  inFlight: number;
+}
+
+/** An attempt (or a decision not to attempt) waiting to be written back. */
+type Finished =
+  | { readonly job: DeliveryJob; readonly kind: 'attempted'; readonly result: AttemptResult }
+  | { readonly job: DeliveryJob; readonly kind: 'spilled' }
+  | { readonly job: DeliveryJob; readonly kind: 'missed' }
+  | { readonly job: DeliveryJob; readonly kind: 'orphan' };
+
+const FLUSH_EVERY_MS = 10;
+const FLUSH_AT = 500;
+/** Results written back per round (bounds statement and produce-request sizes). */
+const WRITE_BACK_MAX = 2_000;
+/** Records per produce request, well under the broker's message size limit. */
+const PUBLISH_SLICE = 200;
+
+/**
+ * Attempts deliveries outside the consumers' handlers: the rows are durable (PENDING, leased) before
+ * the offsets move, and attempts run here with a bounded number in flight per subscriber, so one
+ * slow or timing-out subscriber never holds back the partition, or the healthy subscribers behind it.
+ * Results are written back in bulk: retry-tier and dead-letter publishes first (acks=all), then one
+ * UPDATE per target state, then the failure window (one Redis pipeline) and the subscriber stamps.
+ */
+@Injectable()
+export class DeliveryDispatcher implements OnApplicationShutdown {
+  private readonly lanes = new Map<string, Lane>();
+  private queued = 0;
+  private inFlight = 0;
+  private finished: Finished[] = [];
+  private flushTimer?: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly capacityWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly config: DeliveriesConfig,
+    private readonly directory: SubscriberDirectory,
+    private readonly client: SubscriberHttpClient,
+    private readonly repository: DeliveriesRepository,
+    private readonly subscribers: SubscribersRepository,
+    private readonly failures: FailureWindow,
+    private readonly producer: KafkaProducer,
+    private readonly metrics: DeliveriesMetrics,
+    private readonly logger: PinoLogger,
+  ) {}
+
+  /** Queues jobs; never waits for the attempts. Callers wait on `whenCapacity()` first. */
+  submit(jobs: readonly DeliveryJob[]): void {
+    for (const job of jobs) {
+      let lane = this.lanes.get(job.subscriberId);
+      if (lane === undefined) {
+        lane = { queue: [], inFlight: 0 };
+        this.lanes.set(job.subscriberId, lane);
+      }
+      if (lane.queue.length >= this.config.WEBHOOK_MAX_QUEUED_PER_SUBSCRIBER) {
+        this.finish({ job, kind: 'spilled' });
+        continue;
+      }
+      lane.queue.push(job);
+      this.queued++;
+      this.pump(job.subscriberId, lane);
+    }
+    this.metrics.queued.set(this.queued);
+  }
+
+  /** Resolves once the in-memory backlog is below its bound (backpressure for the consumers). */
+  whenCapacity(): Promise<void> {
+    if (this.queued < this.config.WEBHOOK_MAX_QUEUED_TOTAL) return Promise.resolve();
+    return new Promise((resolve) => this.capacityWaiters.push(resolve));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    // Let in-flight attempts finish and be written; queued ones stay PENDING for the sweeper.
+    for (const lane of this.lanes.values()) {
+      this.queued -= lane.queue.length;
+      lane.queue.length = 0;
+    }
+    const deadline = Date.now() + this.config.WEBHOOK_TIMEOUT_MS + 1_000;
+    while (this.inFlight > 0 && Date.now() < deadline) await sleep(20);
+    clearTimeout(this.flushTimer);
+    await this.flush();
+  }
+
+  private pump(subscriberId: string, lane: Lane): void {
+    while (lane.inFlight < this.config.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIBER && lane.queue.length > 0) {
+      const job = lane.queue.shift() as DeliveryJob;
+      this.queued--;
+      lane.inFlight++;
+      this.inFlight++;
+      void this.attempt(job).then((finished) => {
+        lane.inFlight--;
+        this.inFlight--;
+        this.finish(finished);
+        if (lane.inFlight === 0 && lane.queue.length === 0) this.lanes.delete(subscriberId);
+        else this.pump(subscriberId, lane);
+        this.releaseCapacity();
+      });
+    }
+  }
+
+  private releaseCapacity(): void {
+    this.metrics.queued.set(this.queued);
+    while (this.queued < this.config.WEBHOOK_MAX_QUEUED_TOTAL && this.capacityWaiters.length > 0) {
+      this.capacityWaiters.shift()?.();
+    }
+  }
+
+  /** Never rejects: every way an attempt ends is a result to write back. */
+  private async attempt(job: DeliveryJob): Promise<Finished> {
+    const subscriber = this.directory.get(job.subscriberId);
+    if (subscriber === undefined) return { job, kind: 'orphan' };
+    if (subscriber.record.state !== 'ALIVE') return { job, kind: 'missed' };
+    const headers = signWebhook(subscriber.keys, job.eventId, Date.now() / 1000, job.payload);
+    const endTimer = this.metrics.latency.startTimer();
+    const result = await this.client.post(
+      subscriber.record.url,
+      subscriber.record.internal,
+      headers,
+      job.payload,
+    );
+    endTimer();
+    return { job, kind: 'attempted', result };
+  }
+
+  private finish(finished: Finished): void {
+    this.finished.push(finished);
+    if (this.finished.length >= FLUSH_AT) this.scheduleFlush(0);
+    else this.scheduleFlush(FLUSH_EVERY_MS);
+  }
+
+  private scheduleFlush(delayMs: number): void {
+    if (this.flushTimer !== undefined && delayMs > 0) return;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flushing = this.flushing.then(() => this.flush());
+    }, delayMs);
+  }
+
+  private async flush(): Promise<void> {
+    while (this.finished.length > 0) {
+      const batch = this.finished.splice(0, WRITE_BACK_MAX);
+      try {
+        await this.writeBack(batch);
+      } catch (error: unknown) {
+        // The rows stay PENDING under their lease: the sweeper attempts them again, so nothing is lost.
+        this.logger.error(
+          { err: error, count: batch.length },
+          'Writing delivery results failed; the sweeper retries them',
+        );
+      }
+    }
+  }
+
+  private async writeBack(batch: readonly Finished[]): Promise<void> {
+    const now = Date.now();
+    const settlements: DeliverySettlement[] = [];
+    const successes = new Set<string>();
+    const lastErrors = new Map<string, string>();
+    const failureCounts = new Map<string, number>();
+    const gone = new Map<string, string>();
+    const failed: { job: DeliveryJob; error: string; status?: number; retryAfterMs?: number }[] = [];
+
+    for (const item of batch) {
+      const { job } = item;
+      if (item.kind === 'orphan') {
+        settlements.push({
+          deliveryId: job.deliveryId,
+          state: 'DEAD_LETTERED',
+          attempts: job.attempt - 1,
+          error: 'SUBSCRIBER_DELETED',
+        });
+        this.metrics.deliveries.inc({ outcome: 'dead_lettered' });
+      } else if (item.kind === 'missed') {
+        settlements.push({ deliveryId: job.deliveryId, state: 'MISSED', attempts: job.attempt - 1 });
+        this.metrics.deliveries.inc({ outcome: 'missed' });
+      } else if (item.kind === 'spilled') {
+        failed.push({ job, error: 'SUBSCRIBER_BACKLOGGED: too many deliveries waiting for this subscriber' });
+        this.metrics.deliveries.inc({ outcome: 'spilled' });
+      } else if (item.result.kind === 'delivered') {
+        settlements.push({
+          deliveryId: job.deliveryId,
+          state: 'DELIVERED',
+          attempts: job.attempt,
+          statusCode: item.result.status,
+        });
+        successes.add(job.subscriberId);
+        this.metrics.deliveries.inc({ outcome: 'delivered' });
+      } else if (item.result.kind === 'gone') {
+        // Kept as MISSED: a resurrect after the owner fixed the endpoint replays them.
+        settlements.push({
+          deliveryId: job.deliveryId,
+          state: 'MISSED',
+          attempts: job.attempt,
+          statusCode: 410,
+          error: 'HTTP 410',
+        });
+        gone.set(job.subscriberId, 'HTTP 410 Gone');
+        this.metrics.deliveries.inc({ outcome: 'gone' });
+      } else {
+        const { result } = item;
+        failed.push({ job, error: result.error, status: result.status, retryAfterMs: result.retryAfterMs });
+        failureCounts.set(job.subscriberId, (failureCounts.get(job.subscriberId) ?? 0) + 1);
+        lastErrors.set(job.subscriberId, result.error);
+        this.metrics.deliveries.inc({ outcome: result.refused === true ? 'refused' : 'failed' });
+      }
+    }
+
+    const inWindow = await this.failures.record(failureCounts, now);
+    const tombstoned = new Set<string>();
+    for (const [subscriberId, count] of inWindow) {
+      const policy = {
+        threshold: this.config.WEBHOOK_FAILURE_THRESHOLD,
+        windowMs: this.config.WEBHOOK_FAILURE_WINDOW_MS,
+      };
+      if (shouldTombstone(count, policy) && this.directory.get(subscriberId)?.record.state === 'ALIVE') {
+        tombstoned.add(subscriberId);
+      }
+    }
+
+    const tierRecords = new Map<string, RawRecord[]>();
+    const deadLetters: RawRecord[] = [];
+    for (const { job, error, status, retryAfterMs } of failed) {
+      if (
+        tombstoned.has(job.subscriberId) ||
+        this.directory.get(job.subscriberId)?.record.state !== 'ALIVE'
+      ) {
+        settlements.push({
+          deliveryId: job.deliveryId,
+          state: 'MISSED',
+          attempts: job.attempt,
+          statusCode: status,
+          error,
+        });
+        continue;
+      }
+      const hop = nextWebhookHop(
+        this.config.WEBHOOK_RETRY_DELAYS_MS,
+        job.attempt,
+        now,
+        this.config.WEBHOOK_RETRY_JITTER,
+        retryAfterMs,
+      );
+      const value: WebhookDeliveryV1 = {
+        deliveryId: job.deliveryId,
+        subscriberId: job.subscriberId,
+        eventId: job.eventId,
+        eventType: job.eventType,
+        payload: job.payload,
+        attempt: job.attempt + 1,
+        firstAttemptAt: job.firstAttemptAt,
+      };
+      if (hop.kind === 'retry') {
+        const tier = WebhookRetryTiers[hop.tier] ?? WebhookRetryTiers[WebhookRetryTiers.length - 1];
+        if (tier === undefined) throw new Error('No webhook retry tiers');
+        const list = tierRecords.get(tier.name) ?? [];
+        list.push({
+          key: job.subscriberId,
+          value: JSON.stringify(value),
+          headers: {
+            [KafkaHeaders.dueAt]: String(hop.dueAt),
+            [KafkaHeaders.attempt]: String(job.attempt),
+            [KafkaHeaders.originTopic]: job.source?.topic ?? Topics.webhookDeliveries.name,
+            [KafkaHeaders.lastError]: error.slice(0, 1024),
+          },
+        });
+        tierRecords.set(tier.name, list);
+        this.metrics.retries.inc({ tier: tier.name });
+        settlements.push({
+          deliveryId: job.deliveryId,
+          state: 'RETRYING',
+          attempts: job.attempt,
+          statusCode: status,
+          error,
+          nextAttemptAt: new Date(hop.dueAt),
+        });
+      } else {
+        const letter: DeadLetterV1 = {
+          sourceTopic: job.source?.topic ?? Topics.webhookDeliveries.name,
+          sourcePartition: job.source?.partition ?? 0,
+          sourceOffset: job.source?.offset ?? 'n/a',
+          consumerGroup: 'webhook-dispatcher',
+          key: job.subscriberId,
+          value: JSON.stringify(value),
+          valueEncoding: 'utf8',
+          headers: { [KafkaHeaders.attempt]: String(job.attempt) },
+          errorCode: 'RETRIES_EXHAUSTED',
+          reason: error.slice(0, 8192),
+          attempts: job.attempt,
+          failedAt: new Date(now).toISOString(),
+        };
+        deadLetters.push({ key: Topics.deadLetters.keyOf(letter), value: JSON.stringify(letter) });
+        settlements.push({
+          deliveryId: job.deliveryId,
+          state: 'DEAD_LETTERED',
+          attempts: job.attempt,
+          statusCode: status,
+          error,
+        });
+        this.metrics.deliveries.inc({ outcome: 'dead_lettered' });
+      }
+    }
+
+    // Kafka first: a row says RETRYING or DEAD_LETTERED only once its message is on the topic.
+    const publishes: Promise<void>[] = [];
+    for (const [topic, records] of [...tierRecords, [Topics.deadLetters.name, deadLetters] as const]) {
+      for (let i = 0; i < records.length; i += PUBLISH_SLICE) {
+        publishes.push(this.producer.publishRaw(topic, records.slice(i, i + PUBLISH_SLICE)));
+      }
+    }
+    await Promise.all(publishes);
+    await this.repository.settle(settlements);
+    await this.subscribers.stamp([...successes], lastErrors);
+    for (const [subscriberId, reason] of gone) {
+      await this.takeDown(
+        subscriberId,
+        'DISABLED',
+        SubscriberAlertKind.Disabled,
+        inWindow.get(subscriberId) ?? 0,
+        reason,
+      );
+    }
+    for (const subscriberId of tombstoned) {
+      await this.takeDown(
+        subscriberId,
+        'DEAD',
+        SubscriberAlertKind.Tombstoned,
+        inWindow.get(subscriberId) ?? 0,
+        lastErrors.get(subscriberId) ?? 'failures over the threshold',
+      );
+    }
+  }
+
+  /** Tombstones (DEAD) or disables (410) a subscriber once: alert event, log, directory refreshed. */
+  private async takeDown(
+    subscriberId: string,
+    to: 'DEAD' | 'DISABLED',
+    kind: SubscriberAlertKind,
+    failuresInWindow: number,
+    lastError: string,
+  ): Promise<void> {
+    const known = this.directory.get(subscriberId);
+    if (known === undefined) return;
+    const changed = await this.subscribers.transition(subscriberId, ['ALIVE', 'REPLAYING'], to, lastError);
+    if (!changed) return;
+    await this.repository.keepOwed(subscriberId);
+    const alert: SubscriberAlertV1 = {
+      subscriberId,
+      tenantId: known.record.tenantId,
+      kind,
+      failuresInWindow,
+      windowMs: this.config.WEBHOOK_FAILURE_WINDOW_MS,
+      lastError: lastError.slice(0, 1024),
+      at: new Date().toISOString(),
+    };
+    await this.producer.publish(Topics.subscriberAlerts, [alert]);
+    this.logger.warn(
+      {
+        subscriberId,
+        tenantId: known.record.tenantId,
+        kind,
+        failuresInWindow,
+        lastError: errorMessage(lastError),
+      },
+      to === 'DEAD'
+        ? 'Subscriber tombstoned: no more attempts until it is resurrected'
+        : 'Subscriber disabled (410 Gone)',
+    );
+    await this.directory.reload();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,67 @@
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
+import { DeliveriesConfig } from './deliveries.config';
+import { DeliveriesMetrics } from './deliveries.metrics';
+import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveryDispatcher } from './delivery-dispatcher.service';
+import { ResurrectService } from './resurrect.service';
+
+const SWEEP_LIMIT = 500;
+
+/**
+ * Recovers deliveries whose process died between storing them and writing their result (PENDING
+ * past their lease): they are taken under a new lease (SKIP LOCKED across replicas) and attempted
+ * here. Also resumes resurrect replays whose replica died, and refreshes the subscriber-state and
+ * oldest-undelivered gauges.
+ */
+@Injectable()
+export class PendingSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly repository: DeliveriesRepository,
+    private readonly dispatcher: DeliveryDispatcher,
+    private readonly directory: SubscriberDirectory,
+    private readonly config: DeliveriesConfig,
+    private readonly metrics: DeliveriesMetrics,
+    private readonly resurrection: ResurrectService,
+    private readonly logger: PinoLogger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .then(() => undefined)
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error }, 'Delivery sweep failed; next tick retries'),
+        )
+        .finally(() => {
+          this.running = undefined;
+        });
+    }, this.config.WEBHOOK_SWEEP_TICK_MS);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  async sweep(): Promise<number> {
+    this.resurrection.resumeStalled();
+    const counts = this.directory.countsByState();
+    for (const [state, count] of Object.entries(counts)) this.metrics.subscribers.set({ state }, count);
+    const oldest = await this.repository.oldestUndelivered();
+    this.metrics.oldestUndeliveredSeconds.set(
+      oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest.getTime()) / 1000),
+    );
+    await this.dispatcher.whenCapacity();
+    const jobs = await this.repository.takeExpired(SWEEP_LIMIT, this.config.WEBHOOK_PENDING_LEASE_MS);
+    if (jobs.length > 0) {
+      this.logger.info({ count: jobs.length }, 'Re-attempting deliveries whose lease expired');
+      this.dispatcher.submit(jobs);
+    }
+    return jobs.length;
+  }
+}

@@ -1,0 +1,76 @@
+import { WEBHOOK_EVENT_TYPES } from '@ums/domain';
+import { ToInt } from '@ums/platform';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+
+const TENANT_ID = /^[A-Za-z0-9._:-]+$/;
+const EVENT_TYPE_REASON = `eventTypes must each be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
+
+/** POST /v1/subscribers. URL rules (https for public ones) are checked by the service. */
+export class CreateSubscriberDto {
+  @IsString()
+  @Length(1, 64)
+  @Matches(TENANT_ID, { message: 'tenantId must be letters, digits or . _ : -' })
+  tenantId!: string;
+
+  @IsString() @Length(1, 2048) url!: string;
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
+  @ArrayUnique()
+  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: EVENT_TYPE_REASON })
+  eventTypes!: string[];
+
+  /** Only this campaign's status events. */
+  @IsOptional() @IsString() @Length(1, 64) campaignId?: string;
+
+  /** An internal subscriber (our CRM, bots): allowed only where WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED is on. */
+  @IsOptional() @IsBoolean() internal?: boolean;
+}
+
+/** PATCH /v1/subscribers/:id; `campaignId: null` removes the campaign filter. */
+export class UpdateSubscriberDto {
+  @IsOptional() @IsString() @Length(1, 2048) url?: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
+  @ArrayUnique()
+  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: EVENT_TYPE_REASON })
+  eventTypes?: string[];
+
+  @IsOptional() @ValidateIf((_, value) => value !== null) @IsString() @Length(1, 64) campaignId?:
+    string | null;
+
+  @IsOptional() @IsBoolean() internal?: boolean;
+}
+
+/** GET /v1/subscribers: keyset-paginated by id, optionally one tenant's. */
+export class ListSubscribersDto {
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  @Matches(TENANT_ID, { message: 'tenantId must be letters, digits or . _ : -' })
+  tenantId?: string;
+
+  @IsOptional() @ToInt() @IsInt() @Min(1) @Max(500) limit = 100;
+
+  @IsOptional() @IsString() @MaxLength(64) after?: string;
+}

@@ -1,0 +1,22 @@
+/** Subscriber states; REPLAYING is a resurrected subscriber catching up on what it missed. */
+export type SubscriberState = 'ALIVE' | 'DEAD' | 'DISABLED' | 'REPLAYING';
+
+/** A stored subscriber; secrets are SecretBox output, never the plaintext. */
+export interface SubscriberRecord {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly url: string;
+  readonly eventTypes: readonly string[];
+  readonly campaignId: string | null;
+  readonly internal: boolean;
+  readonly sealedSecret: string;
+  readonly sealedPreviousSecret: string | null;
+  readonly previousSecretExpiresAt: Date | null;
+  readonly state: SubscriberState;
+  readonly lastError: string | null;
+  readonly lastSuccessAt: Date | null;
+  readonly lastFailureAt: Date | null;
+  readonly deadSince: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { generateWebhookSecret, subscriberUrlProblem } from '@ums/domain';
+import { InvalidInputError, NotFoundError, SecretBox } from '@ums/platform';
+import { ulid } from 'ulid';
+import { DeliveriesConfig } from '../deliveries/deliveries.config';
+import { FailureWindow } from './failure-window.service';
+import { SubscriberDirectory } from './subscriber-directory.service';
+import type { CreateSubscriberDto, ListSubscribersDto, UpdateSubscriberDto } from './subscriber.dto';
+import type { SubscriberRecord } from './subscriber.record';
+import { type SubscriberPage, type SubscriberView, toSubscriberView } from './subscriber.view';
+import { SubscribersRepository } from './subscribers.repository';
+
+/**
+ * Subscribers: secrets generated here (`whsec_`, shown once, sealed with the SecretBox at rest like
+ * provider credentials), URL rules from the domain, state changes visible to the hot path at once
+ * in this replica and within WEBHOOK_SUBSCRIBER_REFRESH_MS in the others.
+ */
+@Injectable()
+export class SubscribersService {
+  constructor(
+    private readonly repository: SubscribersRepository,
+    private readonly directory: SubscriberDirectory,
+    private readonly failures: FailureWindow,
+    private readonly box: SecretBox,
+    private readonly config: DeliveriesConfig,
+  ) {}
+
+  async create(dto: CreateSubscriberDto): Promise<SubscriberView> {
+    const internal = dto.internal ?? false;
+    this.checkUrl(dto.url, internal);
+    const secret = generateWebhookSecret();
+    const id = `sub_${ulid()}`;
+    await this.repository.insert({
+      id,
+      tenantId: dto.tenantId,
+      url: dto.url,
+      eventTypes: dto.eventTypes,
+      campaignId: dto.campaignId ?? null,
+      internal,
+      sealedSecret: this.box.seal(secret),
+    });
+    await this.directory.reload();
+    return toSubscriberView(await this.require(id), { secret, failuresInWindow: 0 });
+  }
+
+  async list(query: ListSubscribersDto): Promise<SubscriberPage> {
+    const records = await this.repository.list(query.tenantId, query.after, query.limit);
+    return {
+      items: records.map((r) => toSubscriberView(r)),
+      nextAfter: records.length === query.limit ? (records[records.length - 1]?.id ?? null) : null,
+    };
+  }
+
+  async get(id: string): Promise<SubscriberView> {
+    const record = await this.require(id);
+    return toSubscriberView(record, { failuresInWindow: await this.failures.count(id) });
+  }
+
+  async update(id: string, dto: UpdateSubscriberDto): Promise<SubscriberView> {
+    const current = await this.require(id);
+    const changes = {
+      url: dto.url ?? current.url,
+      eventTypes: dto.eventTypes ?? current.eventTypes,
+      campaignId: dto.campaignId === undefined ? current.campaignId : dto.campaignId,
+      internal: dto.internal ?? current.internal,
+    };
+    this.checkUrl(changes.url, changes.internal);
+    await this.repository.update(id, changes);
+    await this.directory.reload();
+    return this.get(id);
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.repository.delete(id))) throw notFound(id);
+    await this.failures.clear(id);
+    await this.directory.reload();
+  }
+
+  /** A new secret; the old one keeps signing (as a second signature) for WEBHOOK_SECRET_GRACE_MS. */
+  async rotateSecret(id: string): Promise<SubscriberView> {
+    const current = await this.require(id);
+    const secret = generateWebhookSecret();
+    await this.repository.rotateSecret(
+      id,
+      this.box.seal(secret),
+      current.sealedSecret,
+      this.config.WEBHOOK_SECRET_GRACE_MS,
+    );
+    await this.directory.reload();
+    return toSubscriberView(await this.require(id), { secret });
+  }
+
+  private async require(id: string): Promise<SubscriberRecord> {
+    const record = await this.repository.find(id);
+    if (record === undefined) throw notFound(id);
+    return record;
+  }
+
+  private checkUrl(url: string, internal: boolean): void {
+    const problem = subscriberUrlProblem(url, {
+      internal,
+      internalAllowed: this.config.WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED,
+    });
+    if (problem !== undefined)
+      throw InvalidInputError.field(
+        'SUBSCRIBER_URL_REFUSED',
+        internal && !this.config.WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED ? 'internal' : 'url',
+        problem,
+      );
+  }
+}
+
+function notFound(id: string): NotFoundError {
+  return new NotFoundError('SUBSCRIBER_NOT_FOUND', `Subscriber ${id} does not exist`);
+}

@@ -1,0 +1,37 @@
+import { type SubscriberFilter, subscriberMatches } from './subscriber-filter';
+
+describe('subscriberMatches', () => {
+  const all: SubscriberFilter = {
+    tenantId: 't1',
+    eventTypes: ['message.status', 'message.inbound'],
+    campaignId: null,
+  };
+
+  it('matches only the own tenant', () => {
+    expect(subscriberMatches(all, { tenantId: 't1', eventType: 'message.status', campaignId: 'c1' })).toBe(
+      true,
+    );
+    expect(subscriberMatches(all, { tenantId: 't2', eventType: 'message.status', campaignId: 'c1' })).toBe(
+      false,
+    );
+  });
+
+  it('matches only chosen event types', () => {
+    const statusOnly = { ...all, eventTypes: ['message.status'] };
+    expect(subscriberMatches(statusOnly, { tenantId: 't1', eventType: 'message.inbound' })).toBe(false);
+    expect(
+      subscriberMatches(statusOnly, { tenantId: 't1', eventType: 'message.status', campaignId: 'c' }),
+    ).toBe(true);
+  });
+
+  it('matches only the filtered campaign when one is set (inbound events carry none)', () => {
+    const one = { ...all, campaignId: 'c1' };
+    expect(subscriberMatches(one, { tenantId: 't1', eventType: 'message.status', campaignId: 'c1' })).toBe(
+      true,
+    );
+    expect(subscriberMatches(one, { tenantId: 't1', eventType: 'message.status', campaignId: 'c2' })).toBe(
+      false,
+    );
+    expect(subscriberMatches(one, { tenantId: 't1', eventType: 'message.inbound' })).toBe(false);
+  });
+});
