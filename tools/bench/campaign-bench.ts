@@ -1,16 +1,9 @@
 import 'reflect-metadata';
-import {
-  createWriteStream,
-  mkdirSync,
-  openAsBlob,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { createWriteStream, mkdirSync, openAsBlob, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { peakRssMb } from './process-usage';
 import { AllTopics, Topics } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
@@ -108,7 +101,7 @@ async function main(): Promise<void> {
     const summary = (await uploaded.json()) as Record<string, unknown>;
     if (uploaded.status !== 201)
       throw new Error(`upload answered ${uploaded.status}: ${JSON.stringify(summary)}`);
-    const schedulerPeakMb = peakRssMb(scheduler);
+    const schedulerPeakMb = peakRssMb(scheduler.process.pid) ?? 0;
 
     probe = await BatchProbe.start({
       brokers,
@@ -159,7 +152,7 @@ async function main(): Promise<void> {
         batchesPublished: Number(run['batches_published']),
         recipientsSeenOnKafka: probe.timesSeen.size,
         republished: probe.duplicates().extraCopies,
-        expanderPeakRssMb: peakRssMb(expander),
+        expanderPeakRssMb: peakRssMb(expander.process.pid) ?? 0,
         /** Mean seconds per step in each phase (the next step's read/create/pending overlap this step's publish). */
         meanPhaseSeconds: phases,
       },
@@ -237,13 +230,6 @@ async function phaseBreakdown(url: string): Promise<Record<string, number>> {
   return Object.fromEntries(
     [...sums.entries()].map(([phase, sum]) => [phase, Number((sum / (counts.get(phase) ?? 1)).toFixed(4))]),
   );
-}
-
-/** Peak resident memory of a live process (VmHWM, Linux). */
-function peakRssMb(service: ServiceProcess): number {
-  const status = readFileSync(`/proc/${String(service.process.pid)}/status`, 'utf8');
-  const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
 }
 
 main().catch((error: unknown) => {

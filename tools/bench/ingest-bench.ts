@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { cpuSeconds } from './process-usage';
 import { AllTopics, type ProviderEventV1, Topics } from '@ums/contracts';
 import {
   createDataSource,
@@ -49,6 +51,11 @@ interface Figures {
   non2xx: number;
   p50Ms: number;
   p99Ms: number;
+  /** 1-minute load average when the scenario started (the machine may be shared). */
+  loadAverage: number;
+  /** CPU the ingest process used during the scenario: percent of one core, and per answered callback. */
+  ingestCpuPercent: number | undefined;
+  ingestCpuUsPerCallback: number | undefined;
   acknowledgedStatuses: number;
   onTopic: number;
   lost: number;
@@ -113,12 +120,13 @@ async function main(): Promise<void> {
       inFlight: statusesPerPost === 1 ? inFlight : Math.max(8, Math.round(inFlight / 16)),
     }));
     for (const [index, scenario] of scenarios.entries()) {
-      const result = await run(ingest.url, scenario, `s${index}`, seconds, kafka, names);
+      const result = await run(ingest, scenario, `s${index}`, seconds, kafka, names);
       figures.push(result);
       say(
         `${scenario.name}: ${result.callbacksPerSecond.toLocaleString('en')} callbacks/s, ` +
           `${result.statusesPerSecond.toLocaleString('en')} statuses/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
-          `non-2xx ${result.non2xx}; acknowledged ${result.acknowledgedStatuses.toLocaleString('en')} statuses, ` +
+          `non-2xx ${result.non2xx}, load ${result.loadAverage}, ingest CPU ${result.ingestCpuPercent ?? '?'}% ` +
+          `(${result.ingestCpuUsPerCallback ?? '?'} µs per callback); acknowledged ${result.acknowledgedStatuses.toLocaleString('en')} statuses, ` +
           `on the topic ${result.onTopic.toLocaleString('en')}, lost ${result.lost}`,
       );
     }
@@ -134,20 +142,22 @@ async function main(): Promise<void> {
 }
 
 async function run(
-  url: string,
+  ingest: ServiceProcess,
   scenario: Scenario,
   tag: string,
   seconds: number,
   kafka: Kafka,
   names: KafkaNames,
 ): Promise<Figures> {
-  const pool = new Pool(url, { connections: Math.min(scenario.inFlight, 256), pipelining: 1 });
+  const pool = new Pool(ingest.url, { connections: Math.min(scenario.inFlight, 256), pipelining: 1 });
   const acknowledged = new Set<string>();
   const latencies: number[] = [];
   let callbacks = 0;
   let non2xx = 0;
   let nextId = 1;
   const timestamp = String(Math.floor(Date.now() / 1000));
+  const loadAverage = Number((loadavg()[0] ?? 0).toFixed(2));
+  const cpuBefore = cpuSeconds(ingest.process.pid);
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const worker = async (): Promise<void> => {
@@ -203,12 +213,14 @@ async function run(
   };
   await Promise.all(Array.from({ length: scenario.inFlight }, worker));
   const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = cpuSeconds(ingest.process.pid);
   await pool.close();
   const onTopic = await countOnTopic(kafka, names, tag, acknowledged);
   latencies.sort((a, b) => a - b);
   const pick = (q: number): number =>
     Number((latencies[Math.floor(q * (latencies.length - 1))] ?? 0).toFixed(2));
   const answered = callbacks - non2xx;
+  const cpu = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : undefined;
   return {
     scenario: scenario.name,
     seconds: Number(elapsed.toFixed(2)),
@@ -218,6 +230,10 @@ async function run(
     non2xx,
     p50Ms: pick(0.5),
     p99Ms: pick(0.99),
+    loadAverage,
+    ingestCpuPercent: cpu === undefined ? undefined : Math.round((100 * cpu) / elapsed),
+    ingestCpuUsPerCallback:
+      cpu === undefined || answered === 0 ? undefined : Math.round((cpu * 1e6) / answered),
     acknowledgedStatuses: acknowledged.size,
     onTopic: onTopic.seen,
     lost: onTopic.missing,

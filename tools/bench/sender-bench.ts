@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { peakRssMb } from './process-usage';
 import { join } from 'node:path';
 import { AllTopics, type MessageBatchV1, SendLane, Topics, Channel } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
@@ -150,8 +151,8 @@ async function round(replicas: number, messages: number): Promise<RoundFigures> 
       sendsPerSecond: Math.round(messages / seconds),
       claimToRecordedMs: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) },
       batchMs,
-      senderPeakRssMb: started.map(peakRssMb),
-      simulatorPeakRssMb: peakRssMb(simulatorProcess),
+      senderPeakRssMb: started.map((s) => peakRssMb(s.process.pid) ?? 0),
+      simulatorPeakRssMb: peakRssMb(simulatorProcess.process.pid) ?? 0,
       simulatorAccepted: stats.accepted,
       duplicates: stats.duplicates,
     };
@@ -265,11 +266,6 @@ async function batchQuantiles(senders: readonly ServiceProcess[]): Promise<{ p50
 function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return 0;
   return Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
-}
-
-function peakRssMb(service: ServiceProcess): number {
-  const status = readFileSync(`/proc/${String(service.process.pid)}/status`, 'utf8');
-  return Math.round(Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024);
 }
 
 function say(line: string): void {

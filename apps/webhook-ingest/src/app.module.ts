@@ -12,6 +12,8 @@ import { CallbacksModule } from './callbacks/callbacks.module';
       mysql: true,
       redis: false,
       configs: [CallbacksConfig, SecretsConfig],
+      // Thousands of callbacks a second: request lines come from a hook, no logging middleware runs.
+      requestLogs: 'hook',
     }),
     CallbacksModule,
   ],

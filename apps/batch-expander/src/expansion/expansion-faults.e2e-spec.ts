@@ -102,6 +102,30 @@ describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => 
     return probe;
   }
 
+  /**
+   * SIGSTOPs a process at a moment it holds no open transaction in this test's database. A process
+   * frozen inside one keeps its row locks (the run row, among others) until it wakes or is killed,
+   * which in Kubernetes the liveness probe does; the sweeper's UPDATE would wait for it, and nothing
+   * could take the run over (seen in 1 run of 3: the retry came only when the test woke it).
+   */
+  async function freezeOutsideTransaction(pid: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      process.kill(pid, 'SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const [open] = (await ds.query(
+        `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t
+           JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
+          WHERE p.DB = ? AND t.trx_mysql_thread_id <> CONNECTION_ID()`,
+        [db.settings.database],
+      )) as { n: number | string }[];
+      // Another process's short transaction may show too: that only costs one more try.
+      if (Number(open?.n) === 0) return;
+      if (attempt === 50) throw new Error('the process was inside a transaction at each of 50 freezes');
+      process.kill(pid, 'SIGCONT');
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 100));
+    }
+  }
+
   async function createRun(campaignId: string): Promise<string> {
     const result = (await ds.query(
       `INSERT INTO runs (campaign_id, fire_at, state) VALUES (?, UTC_TIMESTAMP(3), 'PENDING')`,
@@ -289,10 +313,9 @@ describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => 
     if (frozen === undefined || other === undefined)
       throw new Error(`lease owner ${owner} is not a running expander`);
     const frozenPid = frozen.process.pid as number;
-    process.kill(frozenPid, 'SIGSTOP');
+    await freezeOutsideTransaction(frozenPid);
     const atFreeze = await runRow(runId);
-    // A frozen process may hold an open transaction (its locks stay until it wakes or is killed, as
-    // Kubernetes' liveness probe would): wake it once the run has been retried and taken over.
+    // Wake it once the run has been retried and taken over.
     let takenOver: RunRow;
     try {
       takenOver = await waitUntil(

@@ -37,6 +37,13 @@ export class CreateCredentialDto {
   @MaxLength(CredentialLimits.secretMaxLength)
   secret?: string;
 
+  /** What the provider signs its callbacks with (Meta app secret, Mitto token, simulator HMAC key); sealed, never returned. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(CredentialLimits.secretMaxLength)
+  callbackSecret?: string;
+
   @IsInt() @Min(1) @Max(CredentialLimits.maxRatePerSec) rateCeilingPerSec!: number;
 
   @IsInt() @Min(1) @Max(CredentialLimits.maxRatePerSec) rateFloorPerSec!: number;

@@ -9,6 +9,7 @@ export interface CredentialView {
   readonly channel: Channel;
   readonly config: Record<string, string | number | boolean>;
   readonly hasSecret: boolean;
+  readonly hasCallbackSecret: boolean;
   readonly rateCeilingPerSec: number;
   readonly rateFloorPerSec: number;
   readonly tenantRateCapPerSec: number | null;

@@ -128,6 +128,7 @@ describe('credentials API (service process)', () => {
       channel: 'sms',
       config: { accountSid: 'AC123', messagingServiceSid: 'MG456', sandbox: false, timeoutMs: 5000 },
       hasSecret: true,
+      hasCallbackSecret: false,
       rateCeilingPerSec: 100,
       rateFloorPerSec: 5,
       tenantRateCapPerSec: 50,
@@ -145,6 +146,41 @@ describe('credentials API (service process)', () => {
     const read = await call('GET', `/v1/credentials/${id}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(created.body);
+  });
+
+  it('seals a callback secret apart from the send secret, replaces it and clears it', async () => {
+    const [sendSecret, callbackSecret, nextCallbackSecret] = [newSecret(), newSecret(), newSecret()];
+    const created = await call(
+      'POST',
+      '/v1/credentials',
+      valid({ provider: 'simulator', channel: 'sms', config: {}, secret: sendSecret, callbackSecret }),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ hasSecret: true, hasCallbackSecret: true });
+    expect(created.body).not.toHaveProperty('callbackSecret');
+    const id = created.body['id'] as string;
+    const sealedCallback = async (): Promise<string | null> => {
+      const [row] = (await ds.query('SELECT callback_secret_ciphertext AS c FROM credentials WHERE id = ?', [
+        id,
+      ])) as { c: string | null }[];
+      return row?.c ?? null;
+    };
+    expect(box.open((await sealedCallback()) ?? '')).toBe(callbackSecret);
+    expect(box.open((await storedCiphertext(id)) ?? '')).toBe(sendSecret);
+
+    const replaced = await call('PATCH', `/v1/credentials/${id}`, { callbackSecret: nextCallbackSecret });
+    expect(replaced.body).toMatchObject({ hasSecret: true, hasCallbackSecret: true });
+    expect(box.open((await sealedCallback()) ?? '')).toBe(nextCallbackSecret);
+    // Other fields leave it alone; null clears it.
+    await call('PATCH', `/v1/credentials/${id}`, { name: 'renamed' });
+    expect(box.open((await sealedCallback()) ?? '')).toBe(nextCallbackSecret);
+    const cleared = await call('PATCH', `/v1/credentials/${id}`, { callbackSecret: null });
+    expect(cleared.body).toMatchObject({ hasSecret: true, hasCallbackSecret: false });
+    expect(await sealedCallback()).toBeNull();
+    expectValidationFailure(
+      await call('PATCH', `/v1/credentials/${id}`, { callbackSecret: '' }),
+      'callbackSecret',
+    );
   });
 
   it('creates a credential without a secret', async () => {

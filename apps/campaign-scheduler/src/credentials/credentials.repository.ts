@@ -13,6 +13,8 @@ export interface CredentialRecord {
   readonly channel: Channel;
   readonly config: CredentialSettings;
   readonly sealedSecret: string | null;
+  /** Verifies the provider's callbacks (webhook-ingest opens it); null: Twilio uses its auth token, others refuse. */
+  readonly sealedCallbackSecret: string | null;
   readonly rateCeilingPerSec: number;
   readonly rateFloorPerSec: number;
   readonly tenantRateCapPerSec: number | null;
@@ -25,7 +27,13 @@ export type NewCredential = Omit<CredentialRecord, 'createdAt' | 'updatedAt'>;
 /** The fields PATCH may change, already merged with the current values. */
 export type CredentialChanges = Pick<
   CredentialRecord,
-  'name' | 'config' | 'sealedSecret' | 'rateCeilingPerSec' | 'rateFloorPerSec' | 'tenantRateCapPerSec'
+  | 'name'
+  | 'config'
+  | 'sealedSecret'
+  | 'sealedCallbackSecret'
+  | 'rateCeilingPerSec'
+  | 'rateFloorPerSec'
+  | 'tenantRateCapPerSec'
 >;
 
 interface CredentialRow {
@@ -36,6 +44,7 @@ interface CredentialRow {
   channel: string;
   config: unknown;
   secret_ciphertext: string | null;
+  callback_secret_ciphertext: string | null;
   rate_ceiling_per_sec: number | string;
   rate_floor_per_sec: number | string;
   tenant_rate_cap_per_sec: number | string | null;
@@ -43,8 +52,8 @@ interface CredentialRow {
   updated_at: Date;
 }
 
-const COLUMNS = `id, tenant_id, name, provider, channel, config, secret_ciphertext, rate_ceiling_per_sec,
-  rate_floor_per_sec, tenant_rate_cap_per_sec, created_at, updated_at`;
+const COLUMNS = `id, tenant_id, name, provider, channel, config, secret_ciphertext, callback_secret_ciphertext,
+  rate_ceiling_per_sec, rate_floor_per_sec, tenant_rate_cap_per_sec, created_at, updated_at`;
 
 /** The credentials table (low volume: plain statements, one row at a time). */
 @Injectable()
@@ -54,8 +63,9 @@ export class CredentialsRepository {
   async insert(credential: NewCredential): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, secret_ciphertext,
-         rate_ceiling_per_sec, rate_floor_per_sec, tenant_rate_cap_per_sec, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
+         callback_secret_ciphertext, rate_ceiling_per_sec, rate_floor_per_sec, tenant_rate_cap_per_sec, created_at,
+         updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
       [
         credential.id,
         credential.tenantId,
@@ -64,6 +74,7 @@ export class CredentialsRepository {
         credential.channel,
         JSON.stringify(credential.config),
         credential.sealedSecret,
+        credential.sealedCallbackSecret,
         credential.rateCeilingPerSec,
         credential.rateFloorPerSec,
         credential.tenantRateCapPerSec,
@@ -110,13 +121,14 @@ export class CredentialsRepository {
       const next = decide(toRecord(rows[0]));
       await manager.query(
         `UPDATE credentials
-            SET name = ?, config = ?, secret_ciphertext = ?, rate_ceiling_per_sec = ?, rate_floor_per_sec = ?,
+            SET name = ?, config = ?, secret_ciphertext = ?, callback_secret_ciphertext = ?, rate_ceiling_per_sec = ?, rate_floor_per_sec = ?,
                 tenant_rate_cap_per_sec = ?, updated_at = UTC_TIMESTAMP(3)
           WHERE id = ?`,
         [
           next.name,
           JSON.stringify(next.config),
           next.sealedSecret,
+          next.sealedCallbackSecret,
           next.rateCeilingPerSec,
           next.rateFloorPerSec,
           next.tenantRateCapPerSec,
@@ -138,6 +150,7 @@ function toRecord(row: CredentialRow): CredentialRecord {
     // MariaDB returns JSON columns as text, MySQL 8 as parsed values.
     config: (typeof row.config === 'string' ? JSON.parse(row.config) : row.config) as CredentialSettings,
     sealedSecret: row.secret_ciphertext,
+    sealedCallbackSecret: row.callback_secret_ciphertext,
     rateCeilingPerSec: Number(row.rate_ceiling_per_sec),
     rateFloorPerSec: Number(row.rate_floor_per_sec),
     tenantRateCapPerSec: row.tenant_rate_cap_per_sec === null ? null : Number(row.tenant_rate_cap_per_sec),

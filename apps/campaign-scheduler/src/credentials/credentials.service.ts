@@ -33,6 +33,8 @@ export class CredentialsService {
       channel: dto.channel,
       config: dto.config ?? {},
       sealedSecret: typeof dto.secret === 'string' ? this.secretBox.seal(dto.secret) : null,
+      sealedCallbackSecret:
+        typeof dto.callbackSecret === 'string' ? this.secretBox.seal(dto.callbackSecret) : null,
       rateCeilingPerSec: dto.rateCeilingPerSec,
       rateFloorPerSec: dto.rateFloorPerSec,
       tenantRateCapPerSec: dto.tenantRateCapPerSec ?? null,
@@ -59,13 +61,15 @@ export class CredentialsService {
 
   async update(id: string, dto: UpdateCredentialDto): Promise<CredentialView> {
     // Sealed outside the row lock: encryption needs no database state.
-    const sealedSecret =
-      dto.secret === undefined ? undefined : dto.secret === null ? null : this.secretBox.seal(dto.secret);
+    const sealedSecret = this.sealChange(dto.secret);
+    const sealedCallbackSecret = this.sealChange(dto.callbackSecret);
     const updated = await this.repository.update(id, (current) => {
       const next = {
         name: dto.name ?? current.name,
         config: dto.config ?? current.config,
         sealedSecret: sealedSecret === undefined ? current.sealedSecret : sealedSecret,
+        sealedCallbackSecret:
+          sealedCallbackSecret === undefined ? current.sealedCallbackSecret : sealedCallbackSecret,
         rateCeilingPerSec: dto.rateCeilingPerSec ?? current.rateCeilingPerSec,
         rateFloorPerSec: dto.rateFloorPerSec ?? current.rateFloorPerSec,
         tenantRateCapPerSec:
@@ -76,6 +80,11 @@ export class CredentialsService {
     });
     if (updated === undefined) throw notFound(id);
     return toView(updated);
+  }
+
+  /** undefined keeps the stored value, null clears it, a string replaces it (sealed). */
+  private sealChange(secret: string | null | undefined): string | null | undefined {
+    return secret === undefined || secret === null ? secret : this.secretBox.seal(secret);
   }
 }
 
@@ -96,6 +105,7 @@ function toView(record: CredentialRecord): CredentialView {
     channel: record.channel,
     config: record.config,
     hasSecret: record.sealedSecret !== null,
+    hasCallbackSecret: record.sealedCallbackSecret !== null,
     rateCeilingPerSec: record.rateCeilingPerSec,
     rateFloorPerSec: record.rateFloorPerSec,
     tenantRateCapPerSec: record.tenantRateCapPerSec,

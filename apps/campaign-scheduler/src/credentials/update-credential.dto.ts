@@ -10,7 +10,7 @@ const IfSet = (): PropertyDecorator =>
 
 /**
  * PATCH /v1/credentials/:id: every field optional; tenant, provider and channel are fixed once
- * created (campaigns point at the credential). `secret: null` and `tenantRateCapPerSec: null` clear them.
+ * created (campaigns point at the credential). `secret: null`, `callbackSecret: null` and `tenantRateCapPerSec: null` clear them.
  */
 export class UpdateCredentialDto {
   @IfPresent() @IsString() @IsNotEmpty() @MaxLength(CredentialLimits.nameMaxLength) name?: string;
@@ -19,6 +19,12 @@ export class UpdateCredentialDto {
   @IfPresent() @IsSettingsRecord() config?: Record<string, string | number | boolean>;
 
   @IfSet() @IsString() @MinLength(1) @MaxLength(CredentialLimits.secretMaxLength) secret?: string | null;
+
+  @IfSet()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(CredentialLimits.secretMaxLength)
+  callbackSecret?: string | null;
 
   @IfPresent() @IsInt() @Min(1) @Max(CredentialLimits.maxRatePerSec) rateCeilingPerSec?: number;
 

@@ -6,6 +6,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 export class RateLimitMetrics {
   readonly rate: Gauge<'credential'>;
   readonly tokensGranted: Counter<'credential' | 'lane'>;
+  readonly tokensGivenBack: Counter<'credential' | 'lane'>;
   readonly congestionEvents: Counter<'credential' | 'kind'>;
   readonly rateChanges: Counter<'credential' | 'step'>;
   readonly waitSeconds: Histogram<'lane'>;
@@ -22,6 +23,12 @@ export class RateLimitMetrics {
     this.tokensGranted = new Counter({
       name: 'ums_rate_limit_tokens_granted_total',
       help: 'Tokens (messages) granted to this process, by lane (bulk, priority)',
+      labelNames: ['credential', 'lane'],
+      registers,
+    });
+    this.tokensGivenBack = new Counter({
+      name: 'ums_rate_limit_tokens_given_back_total',
+      help: 'Tokens granted to this process and given back unspent (their grant went stale before the messages could go)',
       labelNames: ['credential', 'lane'],
       registers,
     });

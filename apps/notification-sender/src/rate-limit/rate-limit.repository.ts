@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import type { AimdState, AimdWindow } from '@ums/domain';
 import { RateLimitConfig } from './rate-limit.config';
-import { ACQUIRE_SCRIPT, APPLY_AIMD_SCRIPT, REPORT_SCRIPT } from './rate-limit.scripts';
+import { ACQUIRE_SCRIPT, APPLY_AIMD_SCRIPT, GIVE_BACK_SCRIPT, REPORT_SCRIPT } from './rate-limit.scripts';
 
 export type RateLane = 'bulk' | 'priority';
 
@@ -58,6 +58,7 @@ const load = (lua: string): LoadedScript => ({ lua, sha: createHash('sha1').upda
 const ACQUIRE = load(ACQUIRE_SCRIPT);
 const REPORT = load(REPORT_SCRIPT);
 const APPLY = load(APPLY_AIMD_SCRIPT);
+const GIVE_BACK = load(GIVE_BACK_SCRIPT);
 
 /** Rate-limit state in Redis: one EVALSHA per call (pipelined by the shared connection). */
 @Injectable()
@@ -113,6 +114,19 @@ export class RateLimitRepository {
       number,
     ];
     return { granted, retryAfterMs, rate: Number(rate), serverTimeMs, activeCampaigns };
+  }
+
+  /** Returns unspent tokens of a grant (see GIVE_BACK_SCRIPT); resolves to the shared bucket's tokens. */
+  async giveBack(
+    r: Omit<BucketRequest, 'want' | 'ceiling' | 'floor' | 'initialRate'> & { count: number },
+  ): Promise<number> {
+    const credential = this.credentialKey(r.credentialId);
+    const reply = await this.run(
+      GIVE_BACK,
+      [credential, `${credential}:s`, `${this.prefix}t:${r.tenantId}`],
+      [r.lane, r.campaignId, r.count, this.args.burstMs, r.tenantCapPerSec],
+    );
+    return Number(reply);
   }
 
   /** Adds outcomes to the AIMD window; undefined when the credential has no state (nothing to adapt). */

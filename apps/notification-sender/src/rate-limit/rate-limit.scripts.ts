@@ -204,3 +204,39 @@ for i = 1, 5 do
 end
 return 1
 `;
+
+/**
+ * Gives back tokens granted but not spent (a grant that went stale before its messages could go,
+ * whose messages take a fresh grant): to the shared bucket, the campaign's share and the tenant's
+ * bucket, each refilled to now first and capped at its depth. What went back was never sent, so
+ * what reaches the provider in any second stays within rate x (1 + burst). The AIMD window's granted
+ * count is left alone (the compare-and-set subtracts what it read).
+ *
+ * KEYS: 1 credential hash, 2 campaign shares (hash), 3 tenant bucket (hash).
+ * ARGV: 1 lane (bulk|priority), 2 campaign id, 3 count, 4 burst ms, 5 tenant cap per s (0: none).
+ * Returns the tokens now in the shared bucket (as a string).
+ */
+export const GIVE_BACK_SCRIPT = `
+local c = redis.call('HMGET', KEYS[1], 'rate', 'tok', 'ts')
+if c[1] == false then return '0' end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local n = tonumber(ARGV[3])
+local burstMs = tonumber(ARGV[4])
+local tcap = tonumber(ARGV[5])
+local rate = tonumber(c[1])
+local burst = math.max(1, rate * burstMs / 1000)
+local tok = tonumber(c[2]) or burst
+local ts = tonumber(c[3]) or now
+tok = math.min(burst, tok + rate * math.max(0, now - ts) / 1000 + n)
+redis.call('HSET', KEYS[1], 'tok', tok, 'ts', now)
+if ARGV[1] == 'bulk' then
+  local v = tonumber(redis.call('HGET', KEYS[2], 't:' .. ARGV[2]))
+  if v ~= nil then redis.call('HSET', KEYS[2], 't:' .. ARGV[2], math.min(burst, v + n)) end
+end
+if tcap > 0 then
+  local tv = tonumber(redis.call('HGET', KEYS[3], 'tok'))
+  if tv ~= nil then redis.call('HSET', KEYS[3], 'tok', math.min(math.max(1, tcap * burstMs / 1000), tv + n)) end
+end
+return tostring(tok)
+`;

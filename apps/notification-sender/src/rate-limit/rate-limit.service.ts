@@ -47,6 +47,22 @@ export interface ReportResult {
 const MAX_WANT = 100_000;
 const INVALID = 'RATE_LIMIT_REQUEST_INVALID';
 
+/** A caller of take() waiting for its tokens. */
+interface TakeWaiter {
+  readonly request: AcquireRequest;
+  readonly started: number;
+  readonly settle: (
+    outcome:
+      | { readonly ok: true; readonly value: AcquireResult & { waitedMs: number } }
+      | { readonly ok: false; readonly error: unknown },
+  ) => void;
+}
+
+interface TakeQueue {
+  readonly waiters: TakeWaiter[];
+  polling: boolean;
+}
+
 /**
  * Per-credential token buckets shared by every sender replica (README, Rate limiting): fair shares
  * between campaigns, a priority lane for single sends, a per-tenant cap, and AIMD on what the
@@ -54,8 +70,8 @@ const INVALID = 'RATE_LIMIT_REQUEST_INVALID';
  */
 @Injectable()
 export class RateLimitService {
-  /** Local callers of one (credential, lane, campaign, tenant) queue behind each other: one polls Redis. */
-  private readonly turns = new Map<string, Promise<void>>();
+  /** Local callers of one (credential, lane, campaign, tenant): one Redis call asks for all of them. */
+  private readonly queues = new Map<string, TakeQueue>();
 
   constructor(
     private readonly repository: RateLimitRepository,
@@ -95,40 +111,103 @@ export class RateLimitService {
 
   /**
    * Waits until at least one token is granted (up to `want`), asking again after each retryAfterMs.
-   * Callers in this process with the same credential, lane, campaign and tenant take turns, so one
-   * of them polls Redis at a time; an abort (shutdown) rejects with RATE_LIMIT_WAIT_ABORTED.
+   * Callers in this process with the same credential, lane, campaign and tenant share one queue:
+   * one Redis call asks for all of their wants at once and the grant is handed out in arrival order.
+   * (One call per caller in turn serialized a campaign's batches behind Redis round trips: measured
+   * 2.6 s per batch and 1,300 sends/s for one campaign with the credential's rate far above that.)
+   * An abort (shutdown) rejects with RATE_LIMIT_WAIT_ABORTED.
    */
-  async take(request: AcquireRequest, signal?: AbortSignal): Promise<AcquireResult & { waitedMs: number }> {
+  take(request: AcquireRequest, signal?: AbortSignal): Promise<AcquireResult & { waitedMs: number }> {
     validate(request);
+    if (signal?.aborted === true) return Promise.reject(aborted(signal.reason));
     const key = [request.credentialId, request.lane, request.campaignId ?? '', request.tenantId].join(
       '\u0000',
     );
-    const previous = this.turns.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = previous.then(() => mine);
-    this.turns.set(key, tail);
-    const started = performance.now();
+    let queue = this.queues.get(key);
+    if (queue === undefined) {
+      queue = { waiters: [], polling: false };
+      this.queues.set(key, queue);
+    }
     const lane = { lane: request.lane };
     this.metrics.waiting.inc(lane);
+    const queued = queue;
+    const result = new Promise<AcquireResult & { waitedMs: number }>((resolve, reject) => {
+      const waiter: TakeWaiter = {
+        request,
+        started: performance.now(),
+        settle: (outcome) => {
+          signal?.removeEventListener('abort', onAbort);
+          this.metrics.waiting.dec(lane);
+          if (outcome.ok) {
+            this.metrics.waitSeconds.observe(lane, outcome.value.waitedMs / 1000);
+            resolve(outcome.value);
+          } else reject(outcome.error);
+        },
+      };
+      const onAbort = (): void => {
+        const at = queued.waiters.indexOf(waiter);
+        if (at < 0) return;
+        queued.waiters.splice(at, 1);
+        waiter.settle({ ok: false, error: aborted(signal?.reason) });
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queued.waiters.push(waiter);
+    });
+    if (!queue.polling) void this.poll(key, queue);
+    return result;
+  }
+
+  /** Asks Redis for every queued want at once until the queue is empty; never rejects. */
+  private async poll(key: string, queue: TakeQueue): Promise<void> {
+    queue.polling = true;
     try {
-      await abortable(previous, signal);
-      for (;;) {
-        const result = await this.acquire(request);
-        if (result.granted > 0) {
-          const waitedMs = performance.now() - started;
-          this.metrics.waitSeconds.observe(lane, waitedMs / 1000);
-          return { ...result, waitedMs };
+      while (queue.waiters.length > 0) {
+        const head = queue.waiters[0] as TakeWaiter;
+        let want = 0;
+        for (const waiter of queue.waiters) want = Math.min(MAX_WANT, want + waiter.request.want);
+        let grant: AcquireResult;
+        try {
+          grant = await this.acquire({ ...head.request, want });
+        } catch (error: unknown) {
+          // Each caller would have had this error from its own call.
+          for (const waiter of queue.waiters.splice(0)) waiter.settle({ ok: false, error });
+          break;
         }
-        await sleep(result.retryAfterMs, undefined, { signal }).catch((error: unknown) => {
-          throw aborted(error);
-        });
+        // Tokens of callers that aborted meanwhile go to the next ones, or are spent unused.
+        let left = grant.granted;
+        while (left > 0 && queue.waiters.length > 0) {
+          const waiter = queue.waiters.shift() as TakeWaiter;
+          const granted = Math.min(waiter.request.want, left);
+          left -= granted;
+          const waitedMs = performance.now() - waiter.started;
+          waiter.settle({ ok: true, value: { ...grant, granted, waitedMs } });
+        }
+        if (queue.waiters.length > 0 && grant.granted < want) await sleep(grant.retryAfterMs);
       }
     } finally {
-      this.metrics.waiting.dec(lane);
-      release();
-      if (this.turns.get(key) === tail) this.turns.delete(key);
+      queue.polling = false;
+      if (queue.waiters.length === 0 && this.queues.get(key) === queue) this.queues.delete(key);
     }
+  }
+
+  /**
+   * Returns `count` tokens of an earlier grant that were not spent (their messages will take a fresh
+   * grant), so a stale grant costs the credential nothing.
+   */
+  async giveBack(request: AcquireRequest, count: number): Promise<void> {
+    validate(request);
+    if (!Number.isInteger(count) || count < 1 || count > MAX_WANT) {
+      throw InvalidInputError.field(INVALID, 'count', `must be an integer 1..${MAX_WANT}`);
+    }
+    await this.repository.giveBack({
+      credentialId: request.credentialId,
+      tenantId: request.tenantId,
+      campaignId: request.campaignId ?? '',
+      lane: request.lane,
+      count,
+      tenantCapPerSec: request.tenantCapPerSec ?? 0,
+    });
+    this.metrics.tokensGivenBack.inc({ credential: request.credentialId, lane: request.lane }, count);
   }
 
   /**
@@ -216,21 +295,6 @@ function validateOutcome(o: SendOutcome): void {
     if (!Number.isInteger(o[field]) || o[field] < 0) {
       throw InvalidInputError.field(INVALID, field, 'must be a non-negative integer');
     }
-  }
-}
-
-async function abortable(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) throw aborted(signal.reason);
-  let onAbort: (() => void) | undefined;
-  const abort = new Promise<never>((_, reject) => {
-    onAbort = () => reject(aborted(signal.reason));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    await Promise.race([promise, abort]);
-  } finally {
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
   }
 }
 

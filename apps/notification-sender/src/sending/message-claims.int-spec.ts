@@ -4,6 +4,7 @@ import { createDataSource, runPendingMigrations } from '@ums/platform';
 import { createTestDatabase, seedCampaign } from '@ums/testing';
 import type { DataSource } from 'typeorm';
 import { MessageClaimsRepository } from './message-claims.repository';
+import { foldCounterDeltas } from './run-counters';
 
 describe('message claims (real MariaDB)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -52,6 +53,8 @@ describe('message claims (real MariaDB)', () => {
   }
 
   async function countersMatchRows(runId: string): Promise<void> {
+    // Counter moves are delta rows until folded (as the senders' folding loop does every 100 ms).
+    await ds.transaction('READ COMMITTED', (manager) => foldCounterDeltas(manager, 1_000_000));
     const [counters] = (await ds.query(
       'SELECT pending, sending, sent, failed, unknown FROM runs WHERE id = ?',
       [runId],
@@ -92,6 +95,53 @@ describe('message claims (real MariaDB)', () => {
     )) as { n: string }[];
     expect(Number(row?.n)).toBe(ids.length);
     await countersMatchRows(runId);
+  });
+
+  it('folds counter deltas into runs exactly while claims, records and two folders run side by side', async () => {
+    const { runId, ids } = await run('cmp_fold', 3_000);
+    let working = true;
+    let folded = 0;
+    let clamped = 0;
+    const folder = async (): Promise<void> => {
+      while (working) {
+        const result = await repo.foldCounters(200);
+        folded += result.folded;
+        clamped += result.clamped.length;
+      }
+    };
+    const folders = [folder(), folder()];
+    // Thirty "batches" claimed and recorded at once, each with its own token; a few finish as batches.
+    await Promise.all(
+      Array.from({ length: 30 }, async (_, b) => {
+        const slice = ids.slice(b * 100, b * 100 + 100);
+        const token = randomUUID();
+        await repo.claim(slice, token);
+        await repo.record(
+          token,
+          slice.map((id, i) =>
+            i % 10 === 0
+              ? { id, kind: 'failed' as const, reason: FailureReason.InvalidRecipient, code: '21211' }
+              : { id, kind: 'sent' as const, providerMessageId: `p-${id}` },
+          ),
+        );
+        await repo.finishBatches([runId]);
+      }),
+    );
+    working = false;
+    await Promise.all(folders);
+    expect(folded).toBeGreaterThan(0);
+    expect(clamped).toBe(0);
+    await countersMatchRows(runId);
+    const [counters] = (await ds.query('SELECT sent, failed, batches_finished FROM runs WHERE id = ?', [
+      runId,
+    ])) as Record<string, string | number>[];
+    expect({
+      sent: Number(counters?.['sent']),
+      failed: Number(counters?.['failed']),
+      batchesFinished: Number(counters?.['batches_finished']),
+    }).toEqual({ sent: 2700, failed: 300, batchesFinished: 30 });
+    const [left] = (await ds.query('SELECT COUNT(*) AS n FROM run_counter_deltas')) as { n: string }[];
+    expect(Number(left?.n)).toBe(0);
   });
 
   it('holds messages of paused runs as PENDING, and claims single sends', async () => {

@@ -3,7 +3,7 @@ import { type Channel, FailureReason, MessageStatus } from '@ums/contracts';
 import { MessageEvent, transitionMessage } from '@ums/domain';
 import { jsonColumn } from '@ums/platform';
 import { DataSource } from 'typeorm';
-import { moveCounters } from './run-counters';
+import { countFinishedBatches, foldCounterDeltas, type FoldResult, moveCounters } from './run-counters';
 
 type Row = Record<string, unknown>;
 
@@ -75,7 +75,8 @@ export interface StatusChange {
  * The exactly-once core: a message is claimed in MySQL (PENDING -> SENDING with a claim token,
  * SELECT ... FOR UPDATE SKIP LOCKED) before any provider call, and its outcome is recorded only by
  * the claim's owner. A claim never recorded becomes UNKNOWN and is never resent automatically.
- * Every statement covers a whole batch; run counters move in the same transaction as the rows.
+ * Every statement covers a whole batch; run counter deltas are written in the same transaction as the
+ * rows (and folded into `runs` a moment later, see run-counters.ts).
  */
 @Injectable()
 export class MessageClaimsRepository {
@@ -332,13 +333,14 @@ export class MessageClaimsRepository {
   }
 
   /**
-   * Which of these messages are PENDING, read without a lock: a claim skips rows another
-   * transaction holds, and those still PENDING afterwards must be offered again, not dropped.
+   * Which of these messages are not settled (PENDING or SENDING), read without a lock: a claim skips
+   * rows another transaction holds, and a SENDING row may be released for a retry any moment, so
+   * these must be offered again, not dropped.
    */
-  async pendingAmong(ids: readonly string[]): Promise<string[]> {
+  async unsettledAmong(ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
     const rows = (await this.dataSource.query(
-      `SELECT id FROM messages WHERE id IN (?) AND state = 'PENDING'`,
+      `SELECT id FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) AND state IN ('PENDING', 'SENDING')`,
       [ids],
     )) as Row[];
     return rows.map((r) => String(r['id']));
@@ -346,13 +348,37 @@ export class MessageClaimsRepository {
 
   /** A batch of a run is done (every message claimed, held or skipped): the expander's backpressure counts it. */
   async finishBatches(runIds: readonly string[]): Promise<void> {
-    const counts = new Map<string, number>();
-    for (const id of runIds) counts.set(id, (counts.get(id) ?? 0) + 1);
-    for (const [runId, n] of counts) {
-      await this.dataSource.query('UPDATE runs SET batches_finished = batches_finished + ? WHERE id = ?', [
-        n,
-        runId,
-      ]);
+    await countFinishedBatches(this.dataSource.manager, runIds);
+  }
+
+  /**
+   * Folds committed counter deltas into `runs` (see foldCounterDeltas); nothing when another
+   * replica is folding. One folder at a time (a named lock per database): side by side they
+   * deadlocked (each DELETE waiting for a row the other had selected) and could apply a decrement
+   * before its increment. READ COMMITTED takes record locks only, so writers' inserts never wait
+   * for a folder's gap locks.
+   */
+  async foldCounters(limit: number): Promise<FoldResult> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [lock] = (await runner.query(
+        `SELECT GET_LOCK(CONCAT('ums.fold_counters.', DATABASE()), 0) AS acquired`,
+      )) as { acquired: number | string | null }[];
+      if (Number(lock?.acquired) !== 1) return { folded: 0, clamped: [] };
+      try {
+        await runner.startTransaction('READ COMMITTED');
+        const folded = await foldCounterDeltas(runner.manager, limit);
+        await runner.commitTransaction();
+        return folded;
+      } catch (error: unknown) {
+        if (runner.isTransactionActive) await runner.rollbackTransaction();
+        throw error;
+      } finally {
+        await runner.query(`DO RELEASE_LOCK(CONCAT('ums.fold_counters.', DATABASE()))`);
+      }
+    } finally {
+      await runner.release();
     }
   }
 }

@@ -2,7 +2,7 @@ import { MessageStatus } from '@ums/contracts';
 import type { EntityManager } from 'typeorm';
 
 /** The runs column that counts messages in each state. */
-const COUNTER: Readonly<Partial<Record<MessageStatus, string>>> = {
+const COUNTER: Readonly<Partial<Record<MessageStatus, CounterColumn>>> = {
   [MessageStatus.Pending]: 'pending',
   [MessageStatus.Sending]: 'sending',
   [MessageStatus.Sent]: 'sent',
@@ -13,27 +13,121 @@ const COUNTER: Readonly<Partial<Record<MessageStatus, string>>> = {
   [MessageStatus.Skipped]: 'skipped',
 };
 
+/** Columns shared by `runs` and `run_counter_deltas`. */
+const COLUMNS = [
+  'pending',
+  'sending',
+  'sent',
+  'delivered',
+  'read_count',
+  'failed',
+  'unknown',
+  'skipped',
+  'batches_finished',
+] as const;
+type CounterColumn = (typeof COLUMNS)[number];
+type Deltas = Map<CounterColumn, number>;
+
 export interface CounterMove {
   readonly runId: string | null;
   readonly from: MessageStatus;
   readonly to: MessageStatus;
 }
 
-/** Moves run counters for a set of transitions: one UPDATE per run. */
+/**
+ * Moves run counters for a set of transitions, in the caller's transaction: one delta row per run
+ * in `run_counter_deltas` (no lock on the hot `runs` row; see the migration), folded into `runs`
+ * by foldCounterDeltas. A reader of `runs` sees every committed move once it is folded.
+ */
 export async function moveCounters(manager: EntityManager, moves: readonly CounterMove[]): Promise<void> {
-  const perRun = new Map<string, Map<string, number>>();
+  const perRun = new Map<string, Deltas>();
   for (const move of moves) {
     if (move.runId === null || move.from === move.to) continue;
-    const deltas = perRun.get(move.runId) ?? new Map<string, number>();
+    const deltas = perRun.get(move.runId) ?? new Map<CounterColumn, number>();
     const from = COUNTER[move.from];
     const to = COUNTER[move.to];
     if (from !== undefined) deltas.set(from, (deltas.get(from) ?? 0) - 1);
     if (to !== undefined) deltas.set(to, (deltas.get(to) ?? 0) + 1);
     perRun.set(move.runId, deltas);
   }
-  for (const [runId, deltas] of perRun) {
-    const parts = [...deltas.entries()].filter(([, d]) => d !== 0);
+  await insertDeltas(manager, perRun);
+}
+
+/** Counts finished batches per run (the expander's backpressure), as delta rows like moveCounters. */
+export async function countFinishedBatches(manager: EntityManager, runIds: readonly string[]): Promise<void> {
+  const perRun = new Map<string, Deltas>();
+  for (const runId of runIds) {
+    const deltas = perRun.get(runId) ?? new Map<CounterColumn, number>();
+    deltas.set('batches_finished', (deltas.get('batches_finished') ?? 0) + 1);
+    perRun.set(runId, deltas);
+  }
+  await insertDeltas(manager, perRun);
+}
+
+async function insertDeltas(manager: EntityManager, perRun: ReadonlyMap<string, Deltas>): Promise<void> {
+  const rows = [...perRun].filter(([, deltas]) => [...deltas.values()].some((d) => d !== 0));
+  if (rows.length === 0) return;
+  await manager.query(
+    `INSERT INTO run_counter_deltas (run_id, ${COLUMNS.join(', ')})
+     VALUES ${rows.map(() => `(?, ${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`,
+    rows.flatMap(([runId, deltas]) => [runId, ...COLUMNS.map((column) => deltas.get(column) ?? 0)]),
+  );
+}
+
+/** A counter a fold would have taken below zero: a move applied before its cause, i.e. a bug. */
+export interface ClampedCounter {
+  readonly runId: string;
+  readonly column: string;
+  readonly value: number;
+  readonly delta: number;
+}
+
+export interface FoldResult {
+  readonly folded: number;
+  readonly clamped: readonly ClampedCounter[];
+}
+
+/**
+ * Applies up to `limit` of the oldest committed deltas to `runs` and deletes them, in one
+ * transaction; returns how many were folded. Run by one folder at a time (the caller holds a named
+ * lock), READ COMMITTED (record locks only). A delta row held by an open transaction is skipped;
+ * nothing committed after it depends on it (a record is written only after its claim committed),
+ * so applying the oldest committed rows never applies an effect before its cause. Two folders side
+ * by side broke that: one could apply a record's decrement while the other still held the claim's
+ * increment, and the clamp at zero then lost it. A counter that would still go below zero is
+ * clamped and reported.
+ */
+export async function foldCounterDeltas(manager: EntityManager, limit: number): Promise<FoldResult> {
+  const rows = (await manager.query(
+    `SELECT id, run_id, ${COLUMNS.join(', ')} FROM run_counter_deltas ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+    [limit],
+  )) as Record<string, string | number>[];
+  if (rows.length === 0) return { folded: 0, clamped: [] };
+  const perRun = new Map<string, Deltas>();
+  for (const row of rows) {
+    const runId = String(row['run_id']);
+    const deltas = perRun.get(runId) ?? new Map<CounterColumn, number>();
+    for (const column of COLUMNS) deltas.set(column, (deltas.get(column) ?? 0) + Number(row[column]));
+    perRun.set(runId, deltas);
+  }
+  // Delete first, so the hot `runs` rows are locked last and for the shortest time.
+  await manager.query('DELETE FROM run_counter_deltas WHERE id IN (?)', [
+    rows.map((row) => String(row['id'])),
+  ]);
+  // Locked in id order (no deadlock with other writers of several runs) and read, to see any clamp.
+  const current = (await manager.query(
+    `SELECT id, ${COLUMNS.join(', ')} FROM runs WHERE id IN (?) ORDER BY id FOR UPDATE`,
+    [[...perRun.keys()]],
+  )) as Record<string, string | number>[];
+  const clamped: ClampedCounter[] = [];
+  for (const run of current) {
+    const runId = String(run['id']);
+    const parts = [...(perRun.get(runId) ?? [])].filter(([, d]) => d !== 0);
     if (parts.length === 0) continue;
+    for (const [column, delta] of parts) {
+      const value = Number(run[column]);
+      if (value + delta < 0) clamped.push({ runId, column, value, delta });
+    }
     // Counters are unsigned: signed arithmetic, clamped at zero (a counter never goes below its rows).
     await manager.query(
       `UPDATE runs SET ${parts.map(([c]) => `${c} = GREATEST(CAST(${c} AS SIGNED) + ?, 0)`).join(', ')},
@@ -42,4 +136,5 @@ export async function moveCounters(manager: EntityManager, moves: readonly Count
       [...parts.map(([, d]) => d), runId],
     );
   }
+  return { folded: rows.length, clamped };
 }

@@ -108,12 +108,25 @@ export class SendBatchService implements BeforeApplicationShutdown {
       // Paused or stopped: its messages stay PENDING (the expander publishes them again on resume).
       this.count(batch.lane, 'held', ids.length);
     } else {
-      const loaded = await this.credentials.load(batch.credentialId);
-      if (loaded.ok) await this.sendUnderRateLimit(message, ids, loaded.credential);
-      else {
-        // Nothing can be sent with it: every message takes the credential's failure (no tokens needed).
-        const failure = loaded.failure;
-        await this.sendSlice(message, ids, undefined, undefined, () => failure);
+      // A redelivered or re-published batch carries messages already settled: they take no tokens
+      // (measured: after a broker restart, copies burned the whole credential rate while the messages
+      // still PENDING waited behind them). SENDING ones go on: a retry-tier copy can arrive before the
+      // attempt that published it has released its rows (the claim's contended path retries them).
+      const unsettled = new Set(await this.claims.unsettledAmong(ids));
+      const settled = ids.filter((id) => !unsettled.has(id));
+      if (settled.length > 0) {
+        this.count(batch.lane, 'skipped', settled.length);
+        await this.republishSettled(settled);
+      }
+      const toSend = ids.filter((id) => unsettled.has(id));
+      if (toSend.length > 0) {
+        const loaded = await this.credentials.load(batch.credentialId);
+        if (loaded.ok) await this.sendUnderRateLimit(message, toSend, loaded.credential);
+        else {
+          // Nothing can be sent with it: every message takes the credential's failure (no tokens needed).
+          const failure = loaded.failure;
+          await this.sendSlice(message, toSend, undefined, undefined, () => failure);
+        }
       }
     }
     // The expander's backpressure counts batches; a partial retry's batch was counted already.
@@ -218,12 +231,20 @@ export class SendBatchService implements BeforeApplicationShutdown {
   }
 
   /**
-   * Tokens are spent when granted. A grant that aged past GRANT_FRESH_MS before its messages could
-   * go (slow claim, busy event loop) is dropped and taken again, so that sends delayed together do
-   * not reach the provider bunched in one second. At shutdown the claimed messages go as they are.
+   * A grant that aged past GRANT_FRESH_MS before its messages could go (slow claim, busy event loop)
+   * is given back and taken again, so that sends delayed together do not reach the provider bunched
+   * in one second. Giving back keeps the credential's rate whole: dropping stale grants cost half of
+   * it when claims were slow (measured: 94% of grants went stale with the database under load).
+   * At shutdown the claimed messages go as they are.
    */
   private async retake(batch: MessageBatchV1, credential: LoadedCredential, count: number): Promise<void> {
     this.metrics.grantsRetaken.inc(count);
+    await this.rateLimit
+      .giveBack(this.tokenRequest(batch, credential, count), count)
+      .catch((error: unknown) => {
+        // Not giving back costs only tokens (as dropping the grant did); the messages still go.
+        this.logger.warn({ err: error, credentialId: credential.id }, 'Stale tokens could not be given back');
+      });
     for (let got = 0; got < count;) {
       try {
         const grant = await this.rateLimit.take(
@@ -239,16 +260,22 @@ export class SendBatchService implements BeforeApplicationShutdown {
   }
 
   private tokenRequest(batch: MessageBatchV1, credential: LoadedCredential, want: number): AcquireRequest {
+    const ceiling = this.withHeadroom(credential.limits.ceiling);
     return {
       credentialId: credential.id,
       tenantId: batch.tenantId,
       campaignId: batch.campaignId,
       lane: batch.lane === SendLane.Priority ? 'priority' : 'bulk',
       want,
-      ceiling: credential.limits.ceiling,
-      floor: credential.limits.floor,
+      ceiling,
+      floor: Math.min(credential.limits.floor, ceiling),
       tenantCapPerSec: credential.limits.tenantCapPerSec,
     };
+  }
+
+  /** A credential's limit less SENDER_RATE_HEADROOM_PERCENT, never below 1/s. */
+  private withHeadroom(perSec: number): number {
+    return Math.max(1, (perSec * (100 - this.config.SENDER_RATE_HEADROOM_PERCENT)) / 100);
   }
 
   /** Decides each result, puts retries and dead letters on Kafka, then records the rows. */
@@ -408,12 +435,10 @@ export class SendBatchService implements BeforeApplicationShutdown {
     token: string,
     skipped: readonly string[],
   ): Promise<void> {
-    const pending = new Set(await this.claims.pendingAmong(skipped));
-    const settled = await this.claims.settledChanges(skipped.filter((id) => !pending.has(id)));
-    if (settled.length > 0) {
-      await this.statuses.publish(settled);
-      this.metrics.statusRepublished.inc(settled.length);
-    }
+    // SENDING too: a retry copy can arrive before its attempt released the rows; dropping it lost the
+    // retry (seen with tiers scaled to 2%). A row that stays SENDING expires to UNKNOWN meanwhile.
+    const pending = new Set(await this.claims.unsettledAmong(skipped));
+    await this.republishSettled(skipped.filter((id) => !pending.has(id)));
     if (pending.size === 0) return;
     const items = message.value.items.filter((item) => pending.has(item.messageId));
     this.metrics.claimContended.inc(items.length);
@@ -425,6 +450,20 @@ export class SendBatchService implements BeforeApplicationShutdown {
         [0, { items, dueAt: Date.now() + firstTier, lastError: 'CLAIM_CONTENDED: row locked at claim time' }],
       ]),
     );
+  }
+
+  /**
+   * Publishes again the status events of settled messages met in a copy of a batch (same event ids),
+   * closing the gap of a sender killed between recording and publishing. Rows still in flight
+   * (SENDING) are their claimer's to record.
+   */
+  private async republishSettled(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const settled = await this.claims.settledChanges(ids);
+    if (settled.length > 0) {
+      await this.statuses.publish(settled);
+      this.metrics.statusRepublished.inc(settled.length);
+    }
   }
 
   /**

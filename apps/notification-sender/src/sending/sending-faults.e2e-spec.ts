@@ -50,7 +50,12 @@ describe('sending exactly once with senders SIGKILLed (real Kafka, MariaDB, Redi
     });
     const senders = await Promise.all(
       ['a', 'b', 'c'].map((name) =>
-        fixture.startSender(name, { SENDER_MAX_CLAIMED_MESSAGES: String(MAX_CLAIMED) }),
+        fixture.startSender(name, {
+          SENDER_MAX_CLAIMED_MESSAGES: String(MAX_CLAIMED),
+          // Only a dead sender's claims should expire: 5 s let a live but CPU-starved sender's claims
+          // expire on a loaded machine (4,711 UNKNOWN after 4 kills at load average 20-38).
+          SENDER_CLAIM_TIMEOUT_MS: '15000',
+        }),
       ),
     );
     const runId = await fixture.createRun(campaignId);
@@ -69,7 +74,7 @@ describe('sending exactly once with senders SIGKILLed (real Kafka, MariaDB, Redi
       await sender.restart();
     }
 
-    // Claims left by killed senders expire to UNKNOWN (5 s here); nothing may stay PENDING.
+    // Claims left by killed senders expire to UNKNOWN (15 s here); nothing may stay PENDING.
     await waitUntil(
       'every message settled and the run completed',
       async () => {
@@ -100,13 +105,20 @@ describe('sending exactly once with senders SIGKILLed (real Kafka, MariaDB, Redi
     // Each SENT row was accepted by the provider; accepted ones not SENT were left UNKNOWN by a kill.
     expect(stats.distinctMessages).toBeGreaterThanOrEqual(sent);
     expect(stats.distinctMessages).toBeLessThanOrEqual(sent + unknown);
-    // The refused recipients are FAILED with the provider's code, not retried.
+    // The refused recipients are FAILED after one attempt, never retried. One that a killed sender held
+    // in flight is UNKNOWN instead (CI saw this once); the provider still refused it at most once.
     const refused = (await fixture.ds.query(
       'SELECT recipient, state, attempts, error_code FROM messages WHERE run_id = ? AND recipient IN (?)',
       [runId, REFUSED],
     )) as { recipient: string; state: string; attempts: number; error_code: string }[];
     expect(refused).toHaveLength(REFUSED.length);
-    for (const row of refused) expect(row).toMatchObject({ state: 'FAILED', attempts: 1 });
+    for (const row of refused) {
+      expect(row.attempts).toBe(1);
+      expect(['FAILED', 'UNKNOWN']).toContain(row.state);
+    }
+    const refusedFailed = refused.filter((row) => row.state === 'FAILED').length;
+    expect(stats.rejectedPermanent).toBeGreaterThanOrEqual(refusedFailed);
+    expect(stats.rejectedPermanent).toBeLessThanOrEqual(REFUSED.length);
     // A kill can leave at most what the process held in flight UNKNOWN.
     expect(unknown).toBeLessThanOrEqual(kills.length * MAX_CLAIMED);
     // Counters agree with the rows.

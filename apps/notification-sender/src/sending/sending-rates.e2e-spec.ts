@@ -1,13 +1,17 @@
 import { Channel, SendRequestKind, type SendRequestV1, Topics } from '@ums/contracts';
 import { KafkaNames } from '@ums/platform';
-import { insertSimulatorCredential, seedCampaign, testKafka, waitUntil } from '@ums/testing';
+import { insertSimulatorCredential, seedCampaign, sumMetric, testKafka, waitUntil } from '@ums/testing';
 import { SendingFixture } from './test/sending-fixture';
 
 jest.setTimeout(600_000);
-// These checks count sends per second at the simulator. On the shared 2-core host, a stall of the
-// simulator or of a sender (GC, the other test worker, Kafka) bunches arrivals that were granted
-// evenly: measured 205-208 per second alone, up to 218 with the host's load above 15. One retry
-// tells such a stall from a limiter that lets too much through (which fails both times).
+// These checks count sends per second where the provider sees them: at the simulator, on arrival.
+// The limiter grants at most rate x 1.025 in any second (RATE_LIMIT_BURST_MS 25; rate-limit.int-spec.ts
+// checks grants per second against 210). Arrivals also carry the delays between grant and arrival (a
+// GC pause or a busy event loop in a sender or in the simulator), which shift sends granted apart into
+// one second: measured on this 2-core host, 205-216 in the busiest second, up to 218 with the host
+// loaded. The sender therefore asks for 5% less than the ceiling (SENDER_RATE_HEADROOM_PERCENT), and
+// the busiest second must stay within the issue's 5%; the 10-s total, where shifts cancel out, within
+// 3% of 200/s. One retry tells a stalled host from a limiter that lets too much through.
 jest.retryTimes(1, { logErrorsBeforeRetry: true });
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -68,6 +72,16 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
       ceilingPerSec,
       floorPerSec,
     });
+  }
+
+  /** What the senders' metrics say of a credential (to tell a slow host from AIMD cutting the rate). */
+  async function senderFigures(credentialId: string): Promise<string> {
+    const urls = fixture.senders.filter((sender) => sender.process.running).map((sender) => sender.url);
+    const credential = { credential: credentialId };
+    const rates = await Promise.all(urls.map((url) => sumMetric([url], 'ums_rate_limit_rate', credential)));
+    const congestion = await sumMetric(urls, 'ums_rate_limit_congestion_events_total', credential);
+    const retaken = await sumMetric(urls, 'ums_sender_grants_retaken_total');
+    return `rate ${rates.map((r) => r.toFixed(0)).join('/')}, congestion events ${congestion}, grants retaken ${retaken}`;
   }
 
   async function stopRun(runId: string): Promise<void> {
@@ -155,12 +169,15 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
     await Promise.all([stopRun(big), stopRun(small)]);
     process.stdout.write(
       `rate test: max ${stats.maxPerSecond} sends in any 1 s window (limit 200); shares over 10 s: big ${bigSent}, small ${smallSent}; ` +
-        `single-send waits (ms): ${waits.map((w) => w.toFixed(0)).join(', ')}; duplicates ${stats.duplicates}\n`,
+        `single-send waits (ms): ${waits.map((w) => w.toFixed(0)).join(', ')}; duplicates ${stats.duplicates}; ` +
+        `senders: ${await senderFigures(credentialId)}\n`,
     );
 
+    // The issue's tolerance: 5% over the limit in the busiest second, as the provider counts them.
     expect(stats.maxPerSecond).toBeLessThanOrEqual(210);
     expect(stats.duplicates).toBe(0);
     const total = bigSent + smallSent;
+    expect(total).toBeLessThanOrEqual(2_060); // 200/s for 10 s, + 3%
     expect(total).toBeGreaterThan(1_500); // the credential was in use: about 200/s for 10 s
     expect(bigSent / total).toBeGreaterThanOrEqual(0.4);
     expect(bigSent / total).toBeLessThanOrEqual(0.6);

@@ -1,6 +1,6 @@
 import { Topics } from '@ums/contracts';
 import { KafkaNames } from '@ums/platform';
-import { insertSimulatorCredential, seedCampaign, testKafka, waitUntil } from '@ums/testing';
+import { insertSimulatorCredential, seedCampaign, sumMetric, testKafka, waitUntil } from '@ums/testing';
 import { SendingFixture } from './test/sending-fixture';
 
 jest.setTimeout(300_000);
@@ -32,25 +32,6 @@ async function tierRecords(namespace: string, tier: string): Promise<number> {
   } finally {
     await admin.disconnect();
   }
-}
-
-/** The metric's value summed over every sender replica (0 when no replica has the series). */
-async function metricSum(
-  fixture: SendingFixture,
-  name: string,
-  labels: Record<string, string>,
-): Promise<number> {
-  let sum = 0;
-  for (const sender of fixture.senders) {
-    const text = await (await fetch(`${sender.url}/metrics`)).text();
-    for (const line of text.split('\n')) {
-      if (!line.startsWith(`${name}{`)) continue;
-      if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) {
-        sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-      }
-    }
-  }
-  return sum;
 }
 
 async function startCampaign(
@@ -193,16 +174,24 @@ describe('send retries used up, and one credential in trouble (tiers scaled to 2
 
     // The 503s cut only the troubled credential's rate; the healthy one was never slowed down.
     expect(
-      await metricSum(fixture, 'ums_rate_limit_rate_changes_total', {
-        credential: bad.credentialId,
-        step: 'decrease',
-      }),
+      await sumMetric(
+        fixture.senders.map((sender) => sender.url),
+        'ums_rate_limit_rate_changes_total',
+        {
+          credential: bad.credentialId,
+          step: 'decrease',
+        },
+      ),
     ).toBeGreaterThanOrEqual(1);
     expect(
-      await metricSum(fixture, 'ums_rate_limit_rate_changes_total', {
-        credential: good.credentialId,
-        step: 'decrease',
-      }),
+      await sumMetric(
+        fixture.senders.map((sender) => sender.url),
+        'ums_rate_limit_rate_changes_total',
+        {
+          credential: good.credentialId,
+          step: 'decrease',
+        },
+      ),
     ).toBe(0);
     const goodStats = await fixture.simulator.stats(good.credentialId);
     expect(goodStats).toMatchObject({ accepted: 3_000, duplicates: 0, errors5xx: 0 });

@@ -4,6 +4,7 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { CampaignContentRepository } from './campaign-content.repository';
 import { ClaimExpiryService } from './claim-expiry.service';
 import { MessageClaimsRepository } from './message-claims.repository';
+import { RunCounterFoldingService } from './run-counter-folding.service';
 import { RunStatesRepository } from './run-states.repository';
 import { SendBatchService } from './send-batch.service';
 import { SendBatchesConsumer } from './send-batches.consumer';
@@ -20,6 +21,7 @@ import { StatusEventsPublisher } from './status-events.publisher';
     MessageClaimsRepository,
     StatusEventsPublisher,
     ClaimExpiryService,
+    RunCounterFoldingService,
     CampaignContentRepository,
     RunStatesRepository,
     SendingMetrics,

@@ -136,6 +136,20 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
     await db?.drop();
   });
 
+  /** Run counters trail the rows by one fold (SENDER_COUNTER_FOLD_MS): wait until the run has no deltas left. */
+  async function countersFolded(run: string): Promise<void> {
+    await waitUntil(
+      'run counters folded',
+      async () => {
+        const [row] = (await ds.query('SELECT COUNT(*) AS n FROM run_counter_deltas WHERE run_id = ?', [
+          run,
+        ])) as { n: string | number }[];
+        return Number(row?.n) === 0;
+      },
+      { timeoutMs: 10_000 },
+    );
+  }
+
   async function postSimulator(events: readonly Record<string, unknown>[]): Promise<number> {
     const body = JSON.stringify({ events });
     const response = await fetch(`${ingestUrl}/v1/callbacks/simulator/cred_sim`, {
@@ -194,6 +208,7 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
     expect(readFirst.every((id) => stateOf.get(id)?.state === 'READ')).toBe(true);
     expect(rest.slice(0, 50).every((id) => stateOf.get(id)?.state === 'READ')).toBe(true);
     expect(rest.slice(50).every((id) => stateOf.get(id)?.state === 'DELIVERED')).toBe(true);
+    await countersFolded(runId);
     const [counters] = (await ds.query(
       'SELECT sent, delivered, read_count, failed, unknown FROM runs WHERE id = ?',
       [runId],
@@ -328,6 +343,7 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
       ['SENT', null, null],
     ]);
     expect(rows[0]?.read_at?.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    await countersFolded(waRun);
     const [counters] = (await ds.query('SELECT sent, delivered, read_count, failed FROM runs WHERE id = ?', [
       waRun,
     ])) as Record<string, string>[];

@@ -172,9 +172,17 @@ describe('webhook-ingest while Kafka is down (dedicated broker)', () => {
       },
       { timeoutMs: 90_000, intervalMs: 500 },
     );
-    const [counters] = (await ds.query(
-      `SELECT sent, delivered FROM runs WHERE campaign_id = 'cmp_out'`,
-    )) as Record<string, string>[];
-    expect([Number(counters?.['sent']), Number(counters?.['delivered'])]).toEqual([0, CALLBACKS + 1]);
+    // The sender folds its counter deltas into runs every 100 ms (see its README): wait for that.
+    const counters = async (): Promise<number[]> => {
+      const [run] = (await ds.query(
+        `SELECT sent, delivered FROM runs WHERE campaign_id = 'cmp_out'`,
+      )) as Record<string, string>[];
+      return [Number(run?.['sent']), Number(run?.['delivered'])];
+    };
+    await waitUntil('run counters folded', async () => (await counters())[1] === CALLBACKS + 1, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
+    expect(await counters()).toEqual([0, CALLBACKS + 1]);
   });
 });

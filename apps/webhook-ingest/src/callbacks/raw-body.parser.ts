@@ -61,7 +61,8 @@ export class RawBodyParser implements OnModuleInit {
         }
         chunks.push(chunk);
       });
-      payload.on('end', () => finish(null, Buffer.concat(chunks, size)));
+      // A callback body mostly arrives in one chunk: it is used as it is, not copied.
+      payload.on('end', () => finish(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
       payload.on('error', (error: Error) => finish(error));
     });
   }

@@ -5,7 +5,7 @@ import { ConfigModule } from '../config/config.module';
 import { type EnvSource, processEnv } from '../config/env-source';
 import { HealthModule } from '../health/health.module';
 import { KafkaModule } from '../kafka/kafka.module';
-import { LoggingModule } from '../logging/logging.module';
+import { LoggingModule, type RequestLogMode } from '../logging/logging.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MysqlModule } from '../mysql/mysql.module';
 import { RedisModule } from '../redis/redis.module';
@@ -19,6 +19,8 @@ export interface PlatformOptions {
   readonly redis: boolean;
   /** The service's own config classes, validated together with the platform's. */
   readonly configs?: readonly ConfigClass[];
+  /** How request logs are written (see RequestLogMode); `middleware` unless said otherwise. */
+  readonly requestLogs?: RequestLogMode;
   readonly env?: EnvSource;
 }
 
@@ -46,7 +48,7 @@ export class PlatformModule {
       global: true,
       imports: [
         ConfigModule.forRoot(configs, options.env ?? processEnv()),
-        LoggingModule,
+        LoggingModule.forRoot(options.requestLogs),
         MetricsModule,
         HealthModule,
         ...imports,

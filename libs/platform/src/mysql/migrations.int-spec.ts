@@ -150,6 +150,20 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'updated_at',
   ],
   processed_events: ['consumer', 'event_id', 'processed_at'],
+  run_counter_deltas: [
+    'id',
+    'run_id',
+    'pending',
+    'sending',
+    'sent',
+    'delivered',
+    'read_count',
+    'failed',
+    'unknown',
+    'skipped',
+    'batches_finished',
+    'created_at',
+  ],
 };
 const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
 
@@ -160,6 +174,7 @@ const ALL_MIGRATION_NAMES = [
   'ContactsImportId1763900000000',
   'CredentialsCallbackSecret1764200000000',
   'WebhookSubscriberReplay1764300000000',
+  'RunCounterDeltas1764400000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */
@@ -179,6 +194,7 @@ const EXPECTED_UNIQUE_KEYS: Record<string, string[]> = {
   subscribers: ['PRIMARY(id)'],
   deliveries: ['PRIMARY(id)', 'uq_deliveries_subscriber_event(subscriber_id,event_id)'],
   processed_events: ['PRIMARY(consumer,event_id)'],
+  run_counter_deltas: ['PRIMARY(id)'],
 };
 
 /** Secondary (non-unique) indexes the pollers, cursors and lookups rely on. */

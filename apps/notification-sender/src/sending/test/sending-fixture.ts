@@ -3,6 +3,7 @@ import { AllTopics, type MessageStatusV1, Topics } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
   createTestDatabase,
+  messageStatesOf,
   serviceEnv,
   type ServiceProcess,
   SimulatorClient,
@@ -109,12 +110,8 @@ export class SendingFixture {
   }
 
   /** Message rows of a run by state, counted from the rows themselves. */
-  async statesOf(runId: string): Promise<Record<string, number>> {
-    const rows = (await this.ds.query(
-      'SELECT state, COUNT(*) AS n FROM messages WHERE run_id = ? GROUP BY state',
-      [runId],
-    )) as { state: string; n: number | string }[];
-    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+  statesOf(runId: string): Promise<Record<string, number>> {
+    return messageStatesOf(this.ds, runId);
   }
 
   async stop(): Promise<void> {

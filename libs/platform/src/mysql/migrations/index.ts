@@ -3,6 +3,7 @@ import { MessagesRunRecipientIndex1763834000000 } from './1763834000000-messages
 import { ContactsImportId1763900000000 } from './1763900000000-contacts-import-id.migration';
 import { CredentialsCallbackSecret1764200000000 } from './1764200000000-credentials-callback-secret.migration';
 import { WebhookSubscriberReplay1764300000000 } from './1764300000000-webhook-subscriber-replay.migration';
+import { RunCounterDeltas1764400000000 } from './1764400000000-run-counter-deltas.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
 export const allMigrations = [
@@ -11,4 +12,5 @@ export const allMigrations = [
   ContactsImportId1763900000000,
   CredentialsCallbackSecret1764200000000,
   WebhookSubscriberReplay1764300000000,
+  RunCounterDeltas1764400000000,
 ];
