@@ -10,7 +10,7 @@ export class DeliveriesConfig {
   @Expose() @ToInt() @IsInt() @Min(1) @Max(1_024) WEBHOOK_CONNECTIONS_PER_ORIGIN = 64;
   /** Requests in flight per subscriber: one slow subscriber cannot take every socket and slot. */
   @Expose() @ToInt() @IsInt() @Min(1) @Max(1_024) WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIBER = 64;
-  /** Deliveries waiting in memory per subscriber; beyond, new ones go to the first retry tier. */
+  /** Deliveries waiting in memory per subscriber; beyond, new ones go to the first retry tier (attempt kept). */
   @Expose() @ToInt() @IsInt() @Min(1) @Max(1_000_000) WEBHOOK_MAX_QUEUED_PER_SUBSCRIBER = 5_000;
   /** Deliveries waiting in memory in all; the event consumers wait (backpressure) above this. */
   @Expose() @ToInt() @IsInt() @Min(100) @Max(10_000_000) WEBHOOK_MAX_QUEUED_TOTAL = 50_000;

@@ -1,26 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import {
-  AllTopics,
   Channel,
   type DeadLetterV1,
   type InboundMessageV1,
-  MessageStatus,
-  type MessageStatusV1,
   type SubscriberAlertV1,
   Topics,
 } from '@ums/contracts';
-import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
-import {
-  createTestDatabase,
-  serviceEnv,
-  type ServiceProcess,
-  startServiceProcess,
-  testKafka,
-  waitUntil,
-} from '@ums/testing';
+import type { KafkaNames } from '@ums/platform';
+import { LoopbackSubscriber, type ServiceProcess, testKafka, waitUntil } from '@ums/testing';
 import type { Consumer, Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
-import { LoopbackSubscriber } from './fixtures/loopback-subscriber';
+import { DispatcherFixture, statusEvent } from './test/dispatcher-fixture';
 
 jest.setTimeout(240_000);
 
@@ -38,42 +28,28 @@ interface SubscriberBody {
 const RETRY_DELAYS_MS = [300, 600, 1200, 2400, 4800];
 
 describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrect (real process)', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let fixture: DispatcherFixture;
   let ds: DataSource;
   let names: KafkaNames;
   let producer: Producer;
   let observer: Consumer;
   let dispatcher: ServiceProcess;
-  const servers: LoopbackSubscriber[] = [];
   const alerts: SubscriberAlertV1[] = [];
   const deadLetters: DeadLetterV1[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase('webhook_dispatcher');
-    ds = createDataSource(db.settings);
-    await ds.initialize();
-    await runPendingMigrations(ds);
-    const namespace = `t-${randomBytes(4).toString('hex')}`;
-    names = new KafkaNames(namespace);
-    await ensureTopics(testKafka(), AllTopics, 1, names);
-    dispatcher = await startServiceProcess({
-      app: 'webhook-dispatcher',
-      env: {
-        ...serviceEnv(db.settings.database, namespace),
-        WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true',
-        WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
-        WEBHOOK_RETRY_JITTER: '0.1',
-        WEBHOOK_TIMEOUT_MS: '1000',
-        WEBHOOK_FAILURE_THRESHOLD: '20',
-        WEBHOOK_SUBSCRIBER_REFRESH_MS: '200',
-        WEBHOOK_SWEEP_TICK_MS: '500',
-        WEBHOOK_PENDING_LEASE_MS: '4000',
-        WEBHOOK_SECRET_GRACE_MS: '600000',
-      },
+    fixture = await DispatcherFixture.start('webhook_dispatcher', {
+      WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
+      WEBHOOK_RETRY_JITTER: '0.1',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_FAILURE_THRESHOLD: '20',
+      WEBHOOK_SUBSCRIBER_REFRESH_MS: '200',
+      WEBHOOK_SWEEP_TICK_MS: '500',
+      WEBHOOK_PENDING_LEASE_MS: '4000',
+      WEBHOOK_SECRET_GRACE_MS: '600000',
     });
-    producer = testKafka().producer();
-    await producer.connect();
-    observer = testKafka().consumer({ groupId: `observer-${namespace}` });
+    ({ ds, names, producer, dispatcher } = fixture);
+    observer = testKafka().consumer({ groupId: `observer-${randomBytes(4).toString('hex')}` });
     await observer.connect();
     await observer.subscribe({
       topics: [names.topic(Topics.subscriberAlerts.name), names.topic(Topics.deadLetters.name)],
@@ -90,10 +66,8 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
   });
 
   afterAll(async () => {
-    await dispatcher?.process.stop();
-    await Promise.all([producer?.disconnect(), observer?.disconnect(), ...servers.map((s) => s.stop())]);
-    await ds?.destroy();
-    await db?.drop();
+    await observer?.disconnect();
+    await fixture?.stop();
   });
 
   async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
@@ -106,45 +80,13 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T };
   }
 
-  async function subscriberFor(
+  const subscriberFor = (
     tenantId: string,
     extra: Record<string, unknown> = {},
-  ): Promise<{ server: LoopbackSubscriber; id: string }> {
-    const server = await LoopbackSubscriber.start();
-    servers.push(server);
-    const created = await api<SubscriberBody>('POST', '/v1/subscribers', {
-      tenantId,
-      url: server.url(),
-      eventTypes: ['message.status'],
-      internal: true,
-      ...extra,
-    });
-    expect(created.status).toBe(201);
-    server.secret = created.body.secret;
-    return { server, id: created.body.id };
-  }
+  ): Promise<{ server: LoopbackSubscriber; id: string }> => fixture.subscribe(tenantId, extra);
 
-  async function publishStatuses(
-    tenantId: string,
-    campaignId: string,
-    ids: readonly string[],
-  ): Promise<void> {
-    const values: MessageStatusV1[] = ids.map((eventId, i) => ({
-      eventId,
-      messageId: String(i + 1),
-      tenantId,
-      campaignId,
-      channel: Channel.Sms,
-      recipient: '+4915100000001',
-      status: MessageStatus.Delivered,
-      occurredAt: new Date().toISOString(),
-    }));
-    await producer.send({
-      topic: names.topic(Topics.messageStatus.name),
-      acks: -1,
-      messages: values.map((v) => ({ key: v.campaignId, value: JSON.stringify(v) })),
-    });
-  }
+  const publishStatuses = (tenantId: string, campaignId: string, ids: readonly string[]): Promise<void> =>
+    fixture.publishStatuses(ids.map((eventId, i) => statusEvent(eventId, i, tenantId, campaignId)));
 
   const state = async (id: string): Promise<SubscriberBody> =>
     (await api<SubscriberBody>('GET', `/v1/subscribers/${id}`)).body;
@@ -361,7 +303,7 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     expect(gone.server.received.length).toBe(attempts);
 
     const target = await LoopbackSubscriber.start();
-    servers.push(target);
+    fixture.servers.push(target);
     const created = await api<SubscriberBody>('POST', '/v1/subscribers', {
       tenantId: 'ssrf',
       url: `https://127.0.0.1:${target.port}/hook`,

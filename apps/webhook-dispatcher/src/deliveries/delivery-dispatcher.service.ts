@@ -183,7 +183,14 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     const lastErrors = new Map<string, string>();
     const failureCounts = new Map<string, number>();
     const gone = new Map<string, string>();
-    const failed: { job: DeliveryJob; error: string; status?: number; retryAfterMs?: number }[] = [];
+    const failed: {
+      job: DeliveryJob;
+      error: string;
+      status?: number;
+      retryAfterMs?: number;
+      /** Never attempted (its lane was full): it keeps its attempt and waits on the first tier. */
+      spilled?: boolean;
+    }[] = [];
 
     for (const item of batch) {
       const { job } = item;
@@ -199,7 +206,11 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
         settlements.push({ deliveryId: job.deliveryId, state: 'MISSED', attempts: job.attempt - 1 });
         this.metrics.deliveries.inc({ outcome: 'missed' });
       } else if (item.kind === 'spilled') {
-        failed.push({ job, error: 'SUBSCRIBER_BACKLOGGED: too many deliveries waiting for this subscriber' });
+        failed.push({
+          job,
+          error: 'SUBSCRIBER_BACKLOGGED: too many deliveries waiting for this subscriber',
+          spilled: true,
+        });
         this.metrics.deliveries.inc({ outcome: 'spilled' });
       } else if (item.result.kind === 'delivered') {
         settlements.push({
@@ -244,7 +255,9 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
 
     const tierRecords = new Map<string, RawRecord[]>();
     const deadLetters: RawRecord[] = [];
-    for (const { job, error, status, retryAfterMs } of failed) {
+    for (const { job, error, status, retryAfterMs, spilled } of failed) {
+      // Attempts made so far: a spilled delivery was not attempted this time.
+      const made = spilled === true ? job.attempt - 1 : job.attempt;
       if (
         tombstoned.has(job.subscriberId) ||
         this.directory.get(job.subscriberId)?.record.state !== 'ALIVE'
@@ -252,7 +265,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
         settlements.push({
           deliveryId: job.deliveryId,
           state: 'MISSED',
-          attempts: job.attempt,
+          attempts: made,
           statusCode: status,
           error,
         });
@@ -260,7 +273,8 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
       }
       const hop = nextWebhookHop(
         this.config.WEBHOOK_RETRY_DELAYS_MS,
-        job.attempt,
+        // A spill waits on the first tier every time: a backlog is not the subscriber failing.
+        spilled === true ? 1 : job.attempt,
         now,
         this.config.WEBHOOK_RETRY_JITTER,
         retryAfterMs,
@@ -271,7 +285,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
         eventId: job.eventId,
         eventType: job.eventType,
         payload: job.payload,
-        attempt: job.attempt + 1,
+        attempt: made + 1,
         firstAttemptAt: job.firstAttemptAt,
       };
       if (hop.kind === 'retry') {
@@ -283,7 +297,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
           value: JSON.stringify(value),
           headers: {
             [KafkaHeaders.dueAt]: String(hop.dueAt),
-            [KafkaHeaders.attempt]: String(job.attempt),
+            [KafkaHeaders.attempt]: String(made),
             [KafkaHeaders.originTopic]: job.source?.topic ?? Topics.webhookDeliveries.name,
             [KafkaHeaders.lastError]: error.slice(0, 1024),
           },
@@ -293,7 +307,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
         settlements.push({
           deliveryId: job.deliveryId,
           state: 'RETRYING',
-          attempts: job.attempt,
+          attempts: made,
           statusCode: status,
           error,
           nextAttemptAt: new Date(hop.dueAt),

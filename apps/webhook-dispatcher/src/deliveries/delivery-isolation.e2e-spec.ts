@@ -1,17 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { AllTopics, Channel, MessageStatus, type MessageStatusV1, Topics } from '@ums/contracts';
-import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
-import {
-  createTestDatabase,
-  serviceEnv,
-  type ServiceProcess,
-  startServiceProcess,
-  testKafka,
-  waitUntil,
-} from '@ums/testing';
-import type { Producer } from 'kafkajs';
-import type { DataSource } from 'typeorm';
-import { LoopbackSubscriber } from './fixtures/loopback-subscriber';
+import { waitUntil, type LoopbackSubscriber } from '@ums/testing';
+import { DispatcherFixture, statusEvent } from './test/dispatcher-fixture';
 
 jest.setTimeout(180_000);
 
@@ -24,64 +12,23 @@ function p99(values: readonly number[]): number {
 }
 
 describe('webhook-dispatcher: isolation from a timing-out subscriber, and the probe (real process)', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let ds: DataSource;
-  let names: KafkaNames;
-  let producer: Producer;
-  let dispatcher: ServiceProcess;
-  const servers: LoopbackSubscriber[] = [];
+  let fixture: DispatcherFixture;
 
   beforeAll(async () => {
-    db = await createTestDatabase('webhook_isolation');
-    ds = createDataSource(db.settings);
-    await ds.initialize();
-    await runPendingMigrations(ds);
-    const namespace = `t-${randomBytes(4).toString('hex')}`;
-    names = new KafkaNames(namespace);
-    await ensureTopics(testKafka(), AllTopics, 1, names);
-    dispatcher = await startServiceProcess({
-      app: 'webhook-dispatcher',
-      env: {
-        ...serviceEnv(db.settings.database, namespace),
-        LOG_LEVEL: 'error',
-        WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true',
-        WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000,4000,8000',
-        WEBHOOK_TIMEOUT_MS: '1000',
-        // Never tombstoned here: the slow subscriber must keep timing out during the whole measurement.
-        WEBHOOK_FAILURE_THRESHOLD: '1000000',
-        WEBHOOK_SUBSCRIBER_REFRESH_MS: '200',
-        WEBHOOK_PROBE_INTERVAL_MS: '500',
-      },
+    fixture = await DispatcherFixture.start('webhook_isolation', {
+      LOG_LEVEL: 'error',
+      WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000,4000,8000',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      // Never tombstoned here: the slow subscriber must keep timing out during the whole measurement.
+      WEBHOOK_FAILURE_THRESHOLD: '1000000',
+      WEBHOOK_SUBSCRIBER_REFRESH_MS: '200',
+      WEBHOOK_PROBE_INTERVAL_MS: '500',
     });
-    producer = testKafka().producer();
-    await producer.connect();
   });
 
   afterAll(async () => {
-    await dispatcher?.process.stop();
-    await Promise.all([producer?.disconnect(), ...servers.map((s) => s.stop())]);
-    await ds?.destroy();
-    await db?.drop();
+    await fixture?.stop();
   });
-
-  async function subscribe(tenantId = 'iso'): Promise<{ server: LoopbackSubscriber; id: string }> {
-    const server = await LoopbackSubscriber.start();
-    servers.push(server);
-    const response = await fetch(`${dispatcher.url}/v1/subscribers`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        tenantId,
-        url: server.url(),
-        eventTypes: ['message.status'],
-        internal: true,
-      }),
-    });
-    expect(response.status).toBe(201);
-    const created = (await response.json()) as { secret: string; id: string };
-    server.secret = created.secret;
-    return { server, id: created.id };
-  }
 
   /** Publishes at a steady rate over many campaigns (partitions); returns publish times by event id. */
   async function publishPhase(prefix: string): Promise<Map<string, number>> {
@@ -89,26 +36,12 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
     const perTick = RATE_PER_SEC / 10;
     for (let i = 0; i < EVENTS_PER_PHASE; i += perTick) {
       const tickStarted = Date.now();
-      const values: MessageStatusV1[] = [];
-      for (let j = i; j < Math.min(EVENTS_PER_PHASE, i + perTick); j++) {
-        values.push({
-          eventId: `${prefix}-${j}`,
-          messageId: String(j + 1),
-          tenantId: 'iso',
-          campaignId: `cmp-${j % 24}`,
-          channel: Channel.Sms,
-          recipient: '+4915100000001',
-          status: MessageStatus.Delivered,
-          occurredAt: new Date().toISOString(),
-        });
-      }
+      const values = Array.from({ length: Math.min(EVENTS_PER_PHASE, i + perTick) - i }, (_, k) =>
+        statusEvent(`${prefix}-${i + k}`, i + k, 'iso', `cmp-${(i + k) % 24}`),
+      );
       const now = Date.now();
       for (const v of values) sentAt.set(v.eventId, now);
-      await producer.send({
-        topic: names.topic(Topics.messageStatus.name),
-        acks: -1,
-        messages: values.map((v) => ({ key: v.campaignId, value: JSON.stringify(v) })),
-      });
+      await fixture.publishStatuses(values);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - tickStarted))));
     }
     return sentAt;
@@ -124,7 +57,7 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
   }
 
   it('keeps the healthy subscriber p99 within 1.5x (plus a small floor) while another times out on every request', async () => {
-    const { server: healthy } = await subscribe();
+    const { server: healthy } = await fixture.subscribe('iso');
     // Warm-up: consumer groups joined, connections open.
     await publishPhase('warm');
     await waitUntil('warm-up delivered', () => healthy.accepted.length === EVENTS_PER_PHASE, {
@@ -137,7 +70,7 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
     });
     const baseline = p99(latencies(healthy, alone));
 
-    const { server: slow } = await subscribe();
+    const { server: slow } = await fixture.subscribe('iso');
     slow.mode = { kind: 'hang' };
     const withSlow = await publishPhase('slow');
     await waitUntil('phase 2 delivered', () => healthy.accepted.length === 3 * EVENTS_PER_PHASE, {
@@ -162,28 +95,15 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
   });
 
   it('probes a dead subscriber and resurrects it when it answers, replaying what it missed in order', async () => {
-    const { server, id } = await subscribe('probe');
+    const { server, id } = await fixture.subscribe('probe');
     server.mode = { kind: 'status', status: 500 };
-    await ds.query(`UPDATE subscribers SET state = 'DEAD', dead_since = UTC_TIMESTAMP(3) WHERE id = ?`, [id]);
+    await fixture.ds.query(
+      `UPDATE subscribers SET state = 'DEAD', dead_since = UTC_TIMESTAMP(3) WHERE id = ?`,
+      [id],
+    );
     await new Promise((resolve) => setTimeout(resolve, 500)); // every directory sees it dead
     const ids = Array.from({ length: 5 }, (_, i) => `probe-${i}`);
-    await producer.send({
-      topic: names.topic(Topics.messageStatus.name),
-      acks: -1,
-      messages: ids.map((eventId, i) => ({
-        key: 'cmp-probe',
-        value: JSON.stringify({
-          eventId,
-          messageId: String(i + 1),
-          tenantId: 'probe',
-          campaignId: 'cmp-probe',
-          channel: Channel.Sms,
-          recipient: '+4915100000001',
-          status: MessageStatus.Delivered,
-          occurredAt: new Date().toISOString(),
-        } satisfies MessageStatusV1),
-      })),
-    });
+    await fixture.publishStatuses(ids.map((eventId, i) => statusEvent(eventId, i, 'probe', 'cmp-probe')));
     await waitUntil(
       'failed probes',
       () => server.received.filter((r) => r.webhookId.startsWith('probe_')).length >= 2,
@@ -191,7 +111,7 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
     expect(server.received.filter((r) => r.webhookId.startsWith('probe-'))).toHaveLength(0);
     server.mode = { kind: 'ok' };
     await waitUntil('resurrected by the probe and replayed', async () => {
-      const response = await fetch(`${dispatcher.url}/v1/subscribers/${id}`);
+      const response = await fetch(`${fixture.dispatcher.url}/v1/subscribers/${id}`);
       return ((await response.json()) as { state: string }).state === 'ALIVE';
     });
     expect(server.accepted.filter((w) => w.startsWith('probe-'))).toEqual(ids);

@@ -1,7 +1,7 @@
+import { LoopbackSubscriber } from '@ums/testing';
 import { signWebhook, webhookSecretKey, generateWebhookSecret } from '@ums/domain';
 import { loadConfig } from '@ums/platform';
 import { DeliveriesConfig } from './deliveries.config';
-import { LoopbackSubscriber } from './fixtures/loopback-subscriber';
 import { SubscriberHttpClient } from './subscriber-http.client';
 
 jest.setTimeout(30_000);

@@ -1,0 +1,57 @@
+import { sumMetric, waitUntil } from '@ums/testing';
+import { DispatcherFixture, statusEvent } from './test/dispatcher-fixture';
+
+jest.setTimeout(180_000);
+
+const EVENTS = 60;
+
+describe('webhook-dispatcher: a backlogged healthy subscriber (real process)', () => {
+  let fixture: DispatcherFixture;
+
+  beforeAll(async () => {
+    fixture = await DispatcherFixture.start('webhook_backlog', {
+      LOG_LEVEL: 'error',
+      // One request at a time and a lane of 5: a burst of 60 overflows the lane again and again.
+      WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIBER: '1',
+      WEBHOOK_MAX_QUEUED_PER_SUBSCRIBER: '5',
+      WEBHOOK_RETRY_DELAYS_MS: '200,400,800,1600,3200',
+      WEBHOOK_SUBSCRIBER_REFRESH_MS: '200',
+    });
+  });
+
+  afterAll(async () => {
+    await fixture?.stop();
+  });
+
+  it('delivers every event of a burst once, each attempted once, none dead-lettered for the backlog alone', async () => {
+    const { server, id } = await fixture.subscribe('burst');
+    server.mode = { kind: 'ok', delayMs: 50 };
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the directory has it
+
+    await fixture.publishStatuses(
+      Array.from({ length: EVENTS }, (_, i) => statusEvent(`burst-${i}`, i, 'burst', 'cmp-burst')),
+    );
+
+    await waitUntil('every event delivered', () => server.accepted.length === EVENTS, {
+      timeoutMs: 120_000,
+      intervalMs: 200,
+    });
+    const rows = (await fixture.ds.query(
+      `SELECT state, attempts, COUNT(*) AS n FROM deliveries WHERE subscriber_id = ? GROUP BY state, attempts`,
+      [id],
+    )) as { state: string; attempts: number | string; n: number | string }[];
+    const spilled = await sumMetric([fixture.dispatcher.url], 'ums_webhook_deliveries_total', {
+      outcome: 'spilled',
+    });
+    process.stdout.write(
+      `backlog test: ${EVENTS} events, ${spilled} spills to the first tier, rows ${JSON.stringify(rows)}\n`,
+    );
+
+    // The lane really overflowed, more than once per event on average.
+    expect(spilled).toBeGreaterThan(EVENTS);
+    // Each event reached the subscriber once, and each row counts the one attempt made.
+    expect(new Set(server.accepted).size).toBe(EVENTS);
+    expect(server.invalidSignatures()).toBe(0);
+    expect(rows.map((r) => [r.state, Number(r.attempts), Number(r.n)])).toEqual([['DELIVERED', 1, EVENTS]]);
+  });
+});
