@@ -2,20 +2,26 @@ import 'reflect-metadata';
 import { join } from 'node:path';
 import { workspaceRoot } from '@ums/testing';
 import { defaultLogDir, type LocalStack, startLocalStack } from './stack/local-stack';
+import { type PipelineCampaignResult, runPipelineCampaign } from './stack/pipeline-campaign';
 
 /**
  * The README's main command. It brings the whole stack up for real (Kafka, schema, topics, the five
- * services and the provider simulator), shows each one ready, then runs a campaign through it: a
- * simulator credential, a generated CSV audience uploaded to the campaign API, the run expanded
- * and sent, with a progress line per second and a summary (counts by state, duplicates seen by the
- * simulator), and stops everything. Options: --recipients N (default 10,000), --rate N (the
- * credential's messages/s, default 2,000), --keep leaves the stack running (ports 3000-3005; Kafka
- * detached in .cache/kafka/dev), --kafka-port N starts the broker on that port.
+ * services and the provider simulator), shows each one ready, then runs a campaign through all of
+ * it (see runPipelineCampaign): CSV import, expansion, sending, status callbacks through ingest,
+ * and every status relayed to a subscriber the demo runs on loopback, with a progress line per
+ * second and a summary; then it stops everything. Options: --recipients N (default 100,000),
+ * --rate N (the credential's messages/s, default 5,000), --fail-rate, --error-rate and
+ * --throttle-rate (shares 0..1 of permanent refusals, 5xx and 429 answers at the simulated
+ * provider), --keep leaves the stack running (ports 3000-3005; Kafka detached in .cache/kafka/dev),
+ * --kafka-port N starts the broker on that port.
  */
 async function main(): Promise<void> {
   const keep = process.argv.includes('--keep');
-  const recipients = numberArg('--recipients', 10_000);
-  const rate = numberArg('--rate', 2_000);
+  const recipients = numberArg('--recipients', 100_000);
+  const rate = numberArg('--rate', 5_000);
+  const failRate = shareArg('--fail-rate', 0.001);
+  const errorRate = shareArg('--error-rate', 0.002);
+  const throttleRate = shareArg('--throttle-rate', 0);
   const portArg = process.argv.indexOf('--kafka-port');
   const kafkaPort = portArg > 0 ? Number(process.argv[portArg + 1]) : undefined;
   if (kafkaPort !== undefined && !(Number.isInteger(kafkaPort) && kafkaPort > 0 && kafkaPort < 65536)) {
@@ -36,6 +42,8 @@ async function main(): Promise<void> {
       basePort: 3000,
       logDir,
       env: pick(['MYSQL_HOST', 'MYSQL_PORT', 'MYSQL_USER', 'MYSQL_PASSWORD', 'REDIS_URL']),
+      // The demo's subscriber listens on loopback, which only internal subscribers may use.
+      serviceEnv: { 'webhook-dispatcher': { WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true' } },
       onStep: say,
     });
     say(`all ${stack.services.length} services ready; Kafka at ${stack.brokers}`);
@@ -59,8 +67,35 @@ async function main(): Promise<void> {
       if (service === undefined) throw new Error(`${name} is not running`);
       return service.url;
     };
-    await runCampaign(url('campaign-scheduler'), url('provider-simulator'), recipients, rate, say);
+    const result = await runPipelineCampaign({
+      urls: {
+        scheduler: url('campaign-scheduler'),
+        simulator: url('provider-simulator'),
+        ingest: url('webhook-ingest'),
+        dispatcher: url('webhook-dispatcher'),
+      },
+      brokers: stack.brokers,
+      recipients,
+      rate,
+      permanentFailureRate: failRate,
+      error5xxRate: errorRate,
+      rate429: throttleRate,
+      latency: { minMs: 2, p50Ms: 10, p99Ms: 60 },
+      callbacks: {
+        deliveredRate: 0.97,
+        readRate: 0.6,
+        duplicateRate: 0.01,
+        outOfOrderRate: 0.01,
+        delayMs: 200,
+      },
+      tenantId: 'demo',
+      say,
+      timeoutMs: 1_800_000,
+    });
+    printSummary(result);
+    const problems = problemsOf(result, recipients);
     if (keep) {
+      if (problems.length > 0) throw new Error(problems.join('; '));
       say(`--keep: services stay up (logs in ${logDir}); stop them with: npm run infra:down`);
       process.exit(0);
     }
@@ -71,130 +106,75 @@ async function main(): Promise<void> {
         .join(' ')}`,
     );
     const unclean = Object.values(codes).filter((c) => c !== 0).length;
-    if (unclean > 0) throw new Error(`${unclean} service(s) did not shut down cleanly; see ${logDir}`);
+    if (unclean > 0) problems.push(`${unclean} service(s) did not shut down cleanly; see ${logDir}`);
+    if (problems.length > 0) throw new Error(problems.join('; '));
   } catch (error: unknown) {
     if (stack !== undefined && !keep) await stack.stop().catch(() => undefined);
     throw error;
   }
 }
 
-/** A campaign from CSV to provider, as a user of the API would run it. Throws if anything was lost or sent twice. */
-async function runCampaign(
-  scheduler: string,
-  simulator: string,
-  recipients: number,
-  rate: number,
-  say: (line: string) => void,
-): Promise<void> {
-  const credential = await call<{ id: string }>('POST', `${scheduler}/v1/credentials`, {
-    tenantId: 'demo',
-    name: 'demo simulator',
-    provider: 'simulator',
-    channel: 'sms',
-    config: { baseUrl: simulator },
-    rateCeilingPerSec: rate,
-    rateFloorPerSec: Math.max(1, Math.floor(rate / 10)),
-  });
-  // The simulator keys its settings and counts by our credential id, which the adapter sends.
-  // One number is refused permanently, to show a FAILED message; status callbacks come with issue 7.
-  await call('PUT', `${simulator}/_sim/credentials/${credential.id}`, {
-    provider: 'simulator',
-    latency: { minMs: 2, p50Ms: 10, p99Ms: 60 },
-    permanentFailures: ['+4915100000007'],
-    callbacks: { enabled: false },
-  });
-  const campaign = await call<{ id: string }>('POST', `${scheduler}/v1/campaigns`, {
-    tenantId: 'demo',
-    name: 'Demo campaign',
-    channel: 'sms',
-    credentialId: credential.id,
-    template: { text: 'Hi {{first_name}}, your code is {{code}}' },
-    schedule: { kind: 'now' },
-  });
-  const csv = ['phone,first_name,code'];
-  for (let i = 0; i < recipients; i++) csv.push(`+4915100${String(i).padStart(6, '0')},R${i},${i % 9973}`);
-  const form = new FormData();
-  form.append('file', new Blob([`${csv.join('\n')}\n`], { type: 'text/csv' }), 'audience.csv');
-  const importStarted = Date.now();
-  const imported = await fetch(`${scheduler}/v1/campaigns/${campaign.id}/audience/csv`, {
-    method: 'POST',
-    body: form,
-  });
-  const summary = (await imported.json()) as Record<string, unknown>;
-  if (imported.status !== 201)
-    throw new Error(`audience upload answered ${imported.status}: ${JSON.stringify(summary)}`);
-  say(
-    `imported ${String(summary['rowsAccepted'])} recipients in ${((Date.now() - importStarted) / 1000).toFixed(1)} s ` +
-      `(rejected ${String(summary['rowsRejected'])}, duplicates ${String(summary['rowsDuplicate'])})`,
-  );
-  await call('POST', `${scheduler}/v1/campaigns/${campaign.id}/start`, {});
-  const started = Date.now();
-  let last: RunView | undefined;
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const view = await call<{ runs: RunView[] }>('GET', `${scheduler}/v1/campaigns/${campaign.id}`);
-    const run = view.runs[0];
-    if (run === undefined) continue;
-    const c = run.counters;
-    const seconds = (Date.now() - started) / 1000;
-    say(
-      `run ${run.state}: expanded ${c.total}, sent ${c.sent}, failed ${c.failed}, unknown ${c.unknown}, ` +
-        `pending ${c.pending} (${Math.round((c.sent + c.failed) / seconds)} msg/s)`,
-    );
-    last = run;
-    if (['COMPLETED', 'FAILED', 'STOPPED'].includes(run.state)) break;
-    if (seconds > 600) throw new Error('the run did not finish within 10 minutes');
-  }
-  const seconds = (Date.now() - started) / 1000;
-  const stats = await call<{ accepted: number; duplicates: number; maxPerSecond: number }>(
-    'GET',
-    `${simulator}/_sim/stats?credentialId=${credential.id}`,
-  );
-  const c = last.counters;
+function printSummary(r: PipelineCampaignResult): void {
+  const c = r.counters;
+  const seconds = (ms: number | null): string => (ms === null ? '-' : (ms / 1000).toFixed(1));
+  const perSecond = (count: number, ms: number | null): string =>
+    ms === null || ms === 0 ? '-' : Math.round(count / (ms / 1000)).toLocaleString('en');
+  const t = r.timeline;
+  process.stdout.write('\nStages (seconds after the run was started; the import comes before it):\n');
+  printTable([
+    ['stage', 'count', 'done at s', 'per second'],
+    ['imported', String(r.rowsAccepted), `-${seconds(t.importMs)}`, perSecond(r.rowsAccepted, t.importMs)],
+    ['expanded', String(c.total), seconds(t.expandedMs), perSecond(c.total, t.expandedMs)],
+    [
+      'sent (every message settled)',
+      String(c.total - c.skipped),
+      seconds(t.sentMs),
+      perSecond(c.total, t.sentMs),
+    ],
+    ['callbacks posted by the provider', String(r.simulator.callbacksPosted), seconds(t.callbacksMs), '-'],
+    ['status events relayed', String(r.relayed), seconds(t.relayedMs), perSecond(r.relayed, t.relayedMs)],
+  ]);
+  process.stdout.write('\nMessages by final state, and what the provider and the subscriber saw:\n');
+  printTable([
+    ['recipients', 'SENT', 'DELIVERED', 'READ', 'FAILED', 'UNKNOWN', 'PENDING', 'SKIPPED'],
+    [c.total, c.sent, c.delivered, c.read, c.failed, c.unknown, c.pending + c.sending, c.skipped].map(String),
+  ]);
   printTable([
     [
-      'recipients',
-      'sent',
-      'failed',
-      'unknown',
-      'pending',
       'provider accepted',
       'duplicates',
+      'status events',
+      'relayed',
+      'lost',
+      'bad signatures',
       'seconds',
       'msg/s',
     ],
     [
-      String(c.total),
-      String(c.sent),
-      String(c.failed),
-      String(c.unknown),
-      String(c.pending),
-      String(stats.accepted),
-      String(stats.duplicates),
-      seconds.toFixed(1),
-      String(Math.round(c.total / seconds)),
+      String(r.simulator.accepted),
+      String(r.simulator.duplicates),
+      String(r.statusEvents),
+      String(r.relayed),
+      String(r.lost),
+      String(r.invalidSignatures),
+      seconds(t.relayedMs),
+      perSecond(c.total, t.relayedMs),
     ],
   ]);
-  if (last.state !== 'COMPLETED') throw new Error(`the run ended ${last.state}`);
-  if (stats.duplicates !== 0) throw new Error(`the simulator saw ${stats.duplicates} message ids twice`);
-  if (c.total !== recipients || c.pending !== 0)
-    throw new Error(`${c.pending} of ${c.total} messages left pending`);
 }
 
-interface RunView {
-  readonly state: string;
-  readonly counters: { total: number; pending: number; sent: number; failed: number; unknown: number };
-}
-
-async function call<T = unknown>(method: string, url: string, body?: unknown): Promise<T> {
-  const response = await fetch(url, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
+/** What makes the demo fail: anything lost, left pending, stuck or sent twice. */
+function problemsOf(r: PipelineCampaignResult, recipients: number): string[] {
+  const c = r.counters;
+  const problems: string[] = [];
+  if (r.runState !== 'COMPLETED') problems.push(`the run ended ${r.runState}`);
+  if (r.simulator.duplicates !== 0)
+    problems.push(`the simulator saw ${r.simulator.duplicates} message ids twice`);
+  if (c.total !== recipients) problems.push(`${c.total} of ${recipients} recipients expanded`);
+  if (c.pending + c.sending !== 0) problems.push(`${c.pending + c.sending} messages left pending`);
+  if (r.lost !== 0) problems.push(`${r.lost} status events never reached the subscriber`);
+  if (r.invalidSignatures !== 0) problems.push(`${r.invalidSignatures} deliveries had a bad signature`);
+  return problems;
 }
 
 function numberArg(name: string, fallback: number): number {
@@ -202,6 +182,15 @@ function numberArg(name: string, fallback: number): number {
   if (at < 0) return fallback;
   const value = Number(process.argv[at + 1]);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} needs a positive integer`);
+  return value;
+}
+
+function shareArg(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  if (at < 0) return fallback;
+  const value = Number(process.argv[at + 1]);
+  if (!(Number.isFinite(value) && value >= 0 && value <= 1))
+    throw new Error(`${name} needs a share between 0 and 1`);
   return value;
 }
 

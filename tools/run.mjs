@@ -3,7 +3,7 @@
 // (npm dependencies, the Kafka jars from Maven Central), makes sure MariaDB and Redis answer, then
 // runs the command. Plain Node with no dependencies, because it runs before `npm ci`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,14 +153,38 @@ function runTests(extraArgs) {
   const lint = run('npm', ['run', '-s', 'lint'], { env: { ...process.env, NX_DAEMON: 'false' } });
   say('typecheck (tsc --noEmit, strict)');
   const types = run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
-  say('tests (unit, integration against real Kafka, MariaDB and Redis, end to end)');
-  const jest = run('npx', ['jest', '--ci', '--json', `--outputFile=${resultsFile}`, ...extraArgs]);
+  // Suites that measure time or load both cores run after the rest, one at a time (jest.config.js SOLO).
+  const phases = [
+    ['main', 'tests (unit, integration against real Kafka, MariaDB and Redis, end to end)', []],
+    ['solo', 'rate, latency-isolation and chaos tests, one at a time', ['--runInBand']],
+  ];
   let passed = 0;
   let failed = 0;
-  if (existsSync(resultsFile)) {
-    const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
-    passed = results.numPassedTests;
-    failed = results.numFailedTests + (results.numRuntimeErrorTestSuites ?? 0);
+  let jest = 0;
+  for (const [phase, title, phaseArgs] of phases) {
+    say(title);
+    rmSync(resultsFile, { force: true });
+    const status = run(
+      'npx',
+      [
+        'jest',
+        '--ci',
+        '--passWithNoTests',
+        ...phaseArgs,
+        '--json',
+        `--outputFile=${resultsFile}`,
+        ...extraArgs,
+      ],
+      {
+        env: { ...process.env, UMS_TEST_PHASE: phase },
+      },
+    );
+    if (status !== 0) jest = status;
+    if (existsSync(resultsFile)) {
+      const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
+      passed += results.numPassedTests;
+      failed += results.numFailedTests + (results.numRuntimeErrorTestSuites ?? 0);
+    } else failed += 1;
   }
   if (lint !== 0) process.stdout.write('lint: FAILED\n');
   if (types !== 0) process.stdout.write('typecheck: FAILED\n');
@@ -168,12 +192,15 @@ function runTests(extraArgs) {
   return lint === 0 && types === 0 && jest === 0 && failed === 0 && passed > 0 ? 0 : 1;
 }
 
-/** Stage benchmarks in pipeline order; `--only a,b` picks some. Each prints its figures and writes tmp/bench/<stage>-bench.json. */
-const BENCH_STAGES = ['campaign', 'sender', 'ingest', 'dispatcher'];
+/**
+ * Benchmarks: by default the whole pipeline; `--only a,b` picks from the stage benchmarks too. Each
+ * prints its figures and writes tmp/bench/<name>-bench.json.
+ */
+const BENCH_STAGES = ['pipeline', 'campaign', 'sender', 'ingest', 'dispatcher'];
 
 function runBenches(args) {
   const onlyAt = args.indexOf('--only');
-  const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : BENCH_STAGES;
+  const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : ['pipeline'];
   const unknown = only.filter((stage) => !BENCH_STAGES.includes(stage));
   if (unknown.length > 0)
     fail(`unknown bench stage(s): ${unknown.join(', ')} (stages: ${BENCH_STAGES.join(', ')})`);
@@ -241,7 +268,7 @@ async function main() {
     }
     default:
       process.stdout.write(
-        'usage: node tools/run.mjs test [jest args] | demo [--keep] | bench [--only campaign,sender,ingest,dispatcher] [--recipients N] [--messages N] | migrate up|down|reset|status | infra-down\n',
+        'usage: node tools/run.mjs test [jest args] | demo [--keep] [--recipients N] [--rate N] | bench [--only pipeline,campaign,sender,ingest,dispatcher] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | infra-down\n',
       );
       process.exit(command === 'help' ? 0 : 2);
   }

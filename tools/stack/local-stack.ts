@@ -36,11 +36,19 @@ export interface LocalStackOptions {
   readonly logDir: string;
   /** Extra environment for every process (MYSQL_HOST, REDIS_URL, LOG_LEVEL, ...). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Extra environment for one service's processes, on top of `env`. */
+  readonly serviceEnv?: Partial<Record<ServiceName, Readonly<Record<string, string>>>>;
+  /** Processes per service (default 1); replicas after the first get free ports. */
+  readonly replicas?: Partial<Record<ServiceName, number>>;
+  /** Node options for the service processes only (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
   readonly onStep?: (step: string) => void;
 }
 
 export interface RunningService {
   readonly name: ServiceName;
+  /** `notification-sender`, then `notification-sender-2`, ... for replicas. */
+  readonly label: string;
   readonly url: string;
   readonly process: ManagedProcess;
 }
@@ -87,26 +95,32 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const services: RunningService[] = [];
   const names = options.services ?? SERVICE_NAMES;
   for (const [index, name] of names.entries()) {
-    const port =
-      options.basePort !== undefined ? options.basePort + SERVICE_NAMES.indexOf(name) : await freePort();
-    const { command, args } = compiledEntry(`apps/${name}/src/main.ts`);
-    const proc = new ManagedProcess({
-      name,
-      command,
-      args,
-      env: { ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
-      logFile: join(options.logDir, `${name}.log`),
-      detached: options.keepRunning,
-    }).start();
-    services.push({ name, url: `http://127.0.0.1:${port}`, process: proc });
-    step(`started ${name} (${index + 1}/${names.length}) on port ${port}`);
+    const replicas = options.replicas?.[name] ?? 1;
+    for (let replica = 1; replica <= replicas; replica++) {
+      const port =
+        options.basePort !== undefined && replica === 1
+          ? options.basePort + SERVICE_NAMES.indexOf(name)
+          : await freePort();
+      const label = replica === 1 ? name : `${name}-${replica}`;
+      const { command, args } = compiledEntry(`apps/${name}/src/main.ts`);
+      const proc = new ManagedProcess({
+        name: label,
+        command,
+        args: [...(options.nodeArgs ?? []), ...args],
+        env: { ...env, ...options.serviceEnv?.[name], HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
+        logFile: join(options.logDir, `${label}.log`),
+        detached: options.keepRunning,
+      }).start();
+      services.push({ name, label, url: `http://127.0.0.1:${port}`, process: proc });
+      step(`started ${label} (${index + 1}/${names.length}) on port ${port}`);
+    }
   }
   const stack: LocalStack = {
     brokers,
     services,
     broker,
     stop: async () => {
-      const codes = await Promise.all(services.map(async (s) => [s.name, await s.process.stop()] as const));
+      const codes = await Promise.all(services.map(async (s) => [s.label, await s.process.stop()] as const));
       if (broker !== undefined && options.keepRunning !== true) await broker.stop();
       return Object.fromEntries(codes);
     },
@@ -114,7 +128,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     for (const service of services) {
       await waitUntil(
-        `${service.name} ready`,
+        `${service.label} ready`,
         async () => (await fetch(`${service.url}/health/ready`)).status === 200,
         {
           timeoutMs: 60_000,
@@ -122,7 +136,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           abortIf: service.process.exitedUnexpectedly,
         },
       );
-      step(`${service.name} ready`);
+      step(`${service.label} ready`);
     }
   } catch (error: unknown) {
     await stack.stop();

@@ -25,6 +25,12 @@ export function testMysqlSettings(database: string): TestMysqlSettings {
   };
 }
 
+/** One connection to the suite's database (`poolSize` is a pool setting, not a connection option). */
+export function connectTestDatabase(settings: TestMysqlSettings): ReturnType<typeof createConnection> {
+  const { poolSize: _poolSize, ...connection } = settings;
+  return createConnection({ ...connection, charset: 'utf8mb4_unicode_ci' });
+}
+
 /**
  * Creates an empty, uniquely named database so suites running in parallel never share
  * tables; drop() removes it and may be called more than once.

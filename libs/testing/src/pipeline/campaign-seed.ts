@@ -1,5 +1,4 @@
-import { createConnection } from 'mysql2/promise';
-import type { TestMysqlSettings } from '../mysql/test-database';
+import { connectTestDatabase, type TestMysqlSettings } from '../mysql/test-database';
 
 export interface CampaignSeed {
   readonly campaignId: string;
@@ -16,7 +15,7 @@ export interface CampaignSeed {
  * what happens after an import: scheduling, expansion, sending.
  */
 export async function seedCampaign(settings: TestMysqlSettings, seed: CampaignSeed): Promise<void> {
-  const connection = await createConnection({ ...settings, charset: 'utf8mb4_unicode_ci' });
+  const connection = await connectTestDatabase(settings);
   const channel = seed.channel ?? 'sms';
   try {
     await connection.query(

@@ -1,5 +1,4 @@
-import { createConnection } from 'mysql2/promise';
-import type { TestMysqlSettings } from '../mysql/test-database';
+import { connectTestDatabase, type TestMysqlSettings } from '../mysql/test-database';
 
 /** One second of the simulator's per-credential series. */
 export interface SimulatorSecond {
@@ -76,7 +75,7 @@ export async function insertSimulatorCredential(
   settings: TestMysqlSettings,
   row: SimulatorCredentialRow,
 ): Promise<void> {
-  const connection = await createConnection({ ...settings, charset: 'utf8mb4_unicode_ci' });
+  const connection = await connectTestDatabase(settings);
   try {
     await connection.query(
       `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, rate_ceiling_per_sec,

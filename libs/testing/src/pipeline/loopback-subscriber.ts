@@ -1,0 +1,133 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+/** How the subscriber answers: 2xx, a failure status, a redirect, or never (a timeout). */
+export type SubscriberMode =
+  | { readonly kind: 'ok'; readonly delayMs?: number }
+  | { readonly kind: 'status'; readonly status: number; readonly headers?: Record<string, string> }
+  | { readonly kind: 'hang' };
+
+export interface ReceivedDelivery {
+  readonly webhookId: string;
+  readonly body: string;
+  readonly receivedAt: number;
+  readonly validSignature: boolean;
+}
+
+/**
+ * A real HTTP subscriber on loopback for tests: records every request, verifies its signature with
+ * the reference `standardwebhooks` verifier (independent of our signing code), and answers as told.
+ */
+export class LoopbackSubscriber {
+  /** Every request, in order (empty when started with `keepRequests: false`). */
+  readonly received: ReceivedDelivery[] = [];
+  /** webhook-ids answered 2xx, in order, each once (empty when started with `keepRequests: false`). */
+  readonly accepted: string[] = [];
+  private readonly acceptedIds = new Set<string>();
+  /** Requests received, and how many of them failed signature verification (counted in both modes). */
+  requests = 0;
+  private invalid = 0;
+  connections = 0;
+  mode: SubscriberMode = { kind: 'ok' };
+  secret?: string;
+  private readonly hanging = new Set<() => void>();
+
+  private constructor(
+    private readonly server: Server,
+    private readonly keepRequests: boolean,
+  ) {}
+
+  /**
+   * `keepRequests: false` keeps only counts and the set of accepted webhook-ids, for runs with
+   * millions of deliveries (the demo and the pipeline benchmark); every signature is still verified.
+   */
+  static async start(options: { keepRequests?: boolean } = {}): Promise<LoopbackSubscriber> {
+    const server = createServer({ keepAliveTimeout: 30_000 });
+    const subscriber = new LoopbackSubscriber(server, options.keepRequests ?? true);
+    server.on('connection', () => subscriber.connections++);
+    server.on('request', (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const webhookId = header(req.headers, 'webhook-id');
+        const validSignature = subscriber.verify(body, req.headers);
+        subscriber.requests++;
+        if (!validSignature) subscriber.invalid++;
+        if (subscriber.keepRequests)
+          subscriber.received.push({ webhookId, body, receivedAt: Date.now(), validSignature });
+        const mode = subscriber.mode;
+        if (mode.kind === 'hang') {
+          const release = (): void => {
+            res.destroy();
+          };
+          subscriber.hanging.add(release);
+          res.on('close', () => subscriber.hanging.delete(release));
+          return;
+        }
+        if (mode.kind === 'status') {
+          res.writeHead(mode.status, mode.headers).end();
+          return;
+        }
+        const accept = (): void => {
+          if (!subscriber.acceptedIds.has(webhookId)) {
+            subscriber.acceptedIds.add(webhookId);
+            if (subscriber.keepRequests) subscriber.accepted.push(webhookId);
+          }
+          res.writeHead(204).end();
+        };
+        if (mode.delayMs === undefined) accept();
+        else setTimeout(accept, mode.delayMs);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return subscriber;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  url(path = '/hook'): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  invalidSignatures(): number {
+    return this.invalid;
+  }
+
+  /** Distinct webhook-ids answered 2xx. */
+  get acceptedCount(): number {
+    return this.acceptedIds.size;
+  }
+
+  hasAccepted(webhookId: string): boolean {
+    return this.acceptedIds.has(webhookId);
+  }
+
+  async stop(): Promise<void> {
+    for (const release of this.hanging) release();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private verify(body: string, headers: IncomingHttpHeaders): boolean {
+    if (this.secret === undefined) return false;
+    try {
+      new Webhook(this.secret).verify(body, {
+        'webhook-id': header(headers, 'webhook-id'),
+        'webhook-timestamp': header(headers, 'webhook-timestamp'),
+        'webhook-signature': header(headers, 'webhook-signature'),
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string {
+  const value = headers[name];
+  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
+}

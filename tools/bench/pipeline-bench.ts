@@ -1,0 +1,218 @@
+import 'reflect-metadata';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createDataSource } from '@ums/platform';
+import { createTestDatabase, workspaceRoot } from '@ums/testing';
+import { type LocalStack, type ServiceName, startLocalStack } from '../stack/local-stack';
+import { type PipelineCampaignResult, runPipelineCampaign } from '../stack/pipeline-campaign';
+import { CpuMeter, findProcess, peakRssMb } from './process-usage';
+
+/**
+ * The whole pipeline on this machine, with the simulated provider's limits out of the way: a CSV of
+ * N recipients (default 1,000,000) imported through the campaign API, expanded, sent to the
+ * simulator, three status callbacks per message (sent, delivered, read) posted to webhook-ingest,
+ * applied by the sender and relayed to a subscriber on loopback. Prints per-stage throughput,
+ * end-to-end messages/s, run-start-to-send latency, peak RSS per process and duplicates, and
+ * writes them to tmp/bench/pipeline-bench.json. Usage: pipeline-bench [--recipients N] [--senders N]
+ * [--cpu-prof] (a V8 CPU profile per service process in tmp/bench/profiles, for Chrome DevTools).
+ */
+async function main(): Promise<void> {
+  const recipients = intArg('--recipients', 1_000_000);
+  const senders = intArg('--senders', 1);
+  const profileDir = process.argv.includes('--cpu-prof')
+    ? join(workspaceRoot(), 'tmp', 'bench', 'profiles')
+    : undefined;
+  const outDir = join(workspaceRoot(), 'tmp', 'bench');
+  mkdirSync(outDir, { recursive: true });
+  const db = await createTestDatabase('bench_pipeline');
+  const dataDir = join(workspaceRoot(), '.cache', 'kafka', `pipeline-bench-${process.pid}`);
+  rmSync(dataDir, { recursive: true, force: true });
+  let stack: LocalStack | undefined;
+  try {
+    stack = await startLocalStack({
+      kafkaBrokers: process.env['KAFKA_BROKERS'] || undefined,
+      kafkaDataDir: dataDir,
+      mysqlDatabase: db.settings.database,
+      logDir: join(outDir, 'pipeline-logs'),
+      replicas: { 'notification-sender': senders },
+      // Written when each service exits (the stack stops them with SIGTERM).
+      nodeArgs: profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+      env: {
+        LOG_LEVEL: 'warn',
+        MYSQL_HOST: db.settings.host,
+        MYSQL_PORT: String(db.settings.port),
+        MYSQL_USER: db.settings.user,
+        MYSQL_PASSWORD: db.settings.password,
+      },
+      serviceEnv: { 'webhook-dispatcher': { WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true' } },
+      onStep: say,
+    });
+    const running = stack;
+    const url = (name: ServiceName): string => {
+      const service = running.services.find((s) => s.name === name);
+      if (service === undefined) throw new Error(`${name} is not running`);
+      return service.url;
+    };
+    say(`${recipients.toLocaleString('en')} recipients, ${senders} sender replica(s)`);
+    // Where the two cores go: every service, the broker, the database and Redis servers, and this
+    // process (the CSV upload, the progress queries and the loopback subscriber).
+    const cpu = new CpuMeter({
+      ...Object.fromEntries(running.services.map((s) => [s.label, s.process.pid])),
+      kafka: running.broker?.pid,
+      mariadb: findProcess('mariadbd', 'mysqld'),
+      redis: findProcess('redis-server'),
+      'bench driver and subscriber': process.pid,
+    });
+    cpu.start();
+    const result = await runPipelineCampaign({
+      urls: {
+        scheduler: url('campaign-scheduler'),
+        simulator: url('provider-simulator'),
+        ingest: url('webhook-ingest'),
+        dispatcher: url('webhook-dispatcher'),
+      },
+      brokers: running.brokers,
+      recipients,
+      // Far above what this machine can do: the limiter never holds the pipeline back.
+      rate: 100_000,
+      permanentFailureRate: 0,
+      error5xxRate: 0,
+      rate429: 0,
+      latency: { minMs: 0, p50Ms: 1, p99Ms: 5 },
+      callbacks: { deliveredRate: 1, readRate: 1, duplicateRate: 0, outOfOrderRate: 0, delayMs: 50 },
+      tenantId: 'bench',
+      say: (line) => say(line),
+      timeoutMs: 3_600_000,
+    });
+    const cpuUsed = cpu.stop();
+    const rss = Object.fromEntries(running.services.map((s) => [s.label, peakRssMb(s.process.pid)]));
+    const ds = createDataSource(db.settings);
+    await ds.initialize();
+    const sending = await sendFigures(ds, result);
+    await ds.destroy();
+    const figures = { ...summarize(result, sending, rss, senders), cpu: cpuUsed };
+    const file = join(outDir, 'pipeline-bench.json');
+    writeFileSync(file, `${JSON.stringify({ ...figures, at: new Date().toISOString() }, null, 2)}\n`);
+    print(figures);
+    say(`figures written to ${file}`);
+    const codes = await stack.stop();
+    stack = undefined;
+    const unclean = Object.entries(codes).filter(([, code]) => code !== 0);
+    if (unclean.length > 0) say(`unclean exits: ${JSON.stringify(Object.fromEntries(unclean))}`);
+    if (result.simulator.duplicates !== 0 || result.lost !== 0 || result.runState !== 'COMPLETED')
+      throw new Error(
+        `run ${result.runState}, duplicates ${result.simulator.duplicates}, lost ${result.lost}: see the figures above`,
+      );
+  } finally {
+    await stack?.stop();
+    await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+interface SendFigures {
+  /** First claim to last recorded send, from the message rows. */
+  readonly seconds: number;
+  readonly sent: number;
+  /** Run start to each message's send time, milliseconds. */
+  readonly latencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
+}
+
+/** Sends/s and run-start-to-send latency from the message rows themselves (sent_at is the recorded send). */
+async function sendFigures(
+  ds: ReturnType<typeof createDataSource>,
+  result: PipelineCampaignResult,
+): Promise<SendFigures> {
+  const [span] = (await ds.query(
+    `SELECT COUNT(*) AS n, TIMESTAMPDIFF(MICROSECOND, MIN(claimed_at), MAX(sent_at)) AS us
+       FROM messages WHERE run_id = ? AND sent_at IS NOT NULL`,
+    [result.runId],
+  )) as { n: string | number; us: string | number | null }[];
+  const sent = Number(span?.n ?? 0);
+  const at = async (q: number): Promise<number> => {
+    const offset = Math.min(sent - 1, Math.floor(q * sent));
+    const [row] = (await ds.query(
+      `SELECT TIMESTAMPDIFF(MICROSECOND, ?, sent_at) AS us FROM messages
+        WHERE run_id = ? AND sent_at IS NOT NULL ORDER BY sent_at LIMIT 1 OFFSET ?`,
+      [result.startedAt, result.runId, Math.max(0, offset)],
+    )) as { us: string | number }[];
+    return Math.round(Number(row?.us ?? 0) / 1000);
+  };
+  return {
+    seconds: Number(span?.us ?? 0) / 1e6,
+    sent,
+    latencyMs: { p50: await at(0.5), p99: await at(0.99), max: await at(1) },
+  };
+}
+
+function summarize(
+  r: PipelineCampaignResult,
+  sending: SendFigures,
+  peakRssMb: Record<string, number | null>,
+  senders: number,
+): Record<string, unknown> {
+  const t = r.timeline;
+  const perSecond = (count: number, ms: number | null): number | null =>
+    ms === null || ms <= 0 ? null : Math.round(count / (ms / 1000));
+  const span = (from: number | null, to: number | null): number | null =>
+    from === null || to === null ? null : to - from;
+  return {
+    recipients: r.counters.total,
+    senders,
+    stages: {
+      importRowsPerSec: perSecond(r.rowsAccepted, t.importMs),
+      expandRecipientsPerSec: perSecond(r.counters.total, t.expandedMs),
+      sendsPerSec: Math.round(sending.sent / sending.seconds),
+      callbacksPerSec: perSecond(r.simulator.callbacksPosted, span(t.firstSentMs, t.callbacksMs)),
+      deliveriesPerSec: perSecond(r.relayed, span(t.firstRelayedMs, t.relayedMs)),
+    },
+    endToEndMessagesPerSec: perSecond(r.counters.total, t.relayedMs),
+    secondsAfterStart: {
+      import: t.importMs / 1000,
+      expanded: seconds(t.expandedMs),
+      sent: seconds(t.sentMs),
+      callbacksApplied: seconds(t.callbacksMs),
+      relayed: seconds(t.relayedMs),
+    },
+    runStartToSendMs: sending.latencyMs,
+    counts: {
+      runState: r.runState,
+      ...r.counters,
+      providerAccepted: r.simulator.accepted,
+      duplicates: r.simulator.duplicates,
+      callbacksPosted: r.simulator.callbacksPosted,
+      statusEvents: r.statusEvents,
+      relayed: r.relayed,
+      lost: r.lost,
+      invalidSignatures: r.invalidSignatures,
+    },
+    peakRssMb,
+  };
+}
+
+function print(figures: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(figures)) say(`${key}: ${JSON.stringify(value)}`);
+}
+
+function seconds(ms: number | null): number | null {
+  return ms === null ? null : ms / 1000;
+}
+
+function intArg(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  if (at < 0) return fallback;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} needs a positive integer`);
+  return value;
+}
+
+function say(line: string): void {
+  process.stdout.write(`[pipeline-bench] ${line}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `pipeline bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

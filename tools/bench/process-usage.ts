@@ -1,0 +1,80 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Linux reports process CPU times in clock ticks; 100 per second on every platform Node supports here. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) a process has used so far, from /proc; null once it is gone. */
+export function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: fields are counted after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** Peak resident set of a live process (VmHWM), in MB; null once it is gone. */
+export function peakRssMb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Math.round(Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024);
+  } catch {
+    return null; // the process is gone: no figure rather than a wrong one
+  }
+}
+
+/** The pid of the first process whose command name is one of `names` (e.g. the local MariaDB server). */
+export function findProcess(...names: string[]): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (names.includes(readFileSync(`/proc/${entry}/comm`, 'utf8').trim())) return Number(entry);
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return undefined;
+}
+
+/**
+ * CPU used by each watched process between `start` and `stop`, in seconds and in cores (CPU seconds
+ * per wall second), so a benchmark shows where the machine's cores went.
+ */
+export class CpuMeter {
+  private readonly started = new Map<string, number>();
+  private startedAt = 0;
+
+  constructor(private readonly pids: Readonly<Record<string, number | undefined>>) {}
+
+  start(): void {
+    this.startedAt = performance.now();
+    for (const [label, pid] of Object.entries(this.pids)) {
+      const used = cpuSeconds(pid);
+      if (used !== null) this.started.set(label, used);
+    }
+  }
+
+  /** Per label: CPU seconds used since start and the average cores they amount to. */
+  stop(): Record<string, { readonly cpuSeconds: number; readonly cores: number } | null> {
+    const wallSeconds = (performance.now() - this.startedAt) / 1000;
+    const figures: Record<string, { readonly cpuSeconds: number; readonly cores: number } | null> = {};
+    for (const [label, pid] of Object.entries(this.pids)) {
+      const before = this.started.get(label);
+      const now = cpuSeconds(pid);
+      if (before === undefined || now === null) {
+        figures[label] = null;
+        continue;
+      }
+      const used = now - before;
+      figures[label] = {
+        cpuSeconds: Math.round(used * 10) / 10,
+        cores: Math.round((used / wallSeconds) * 100) / 100,
+      };
+    }
+    return figures;
+  }
+}

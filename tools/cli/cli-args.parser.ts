@@ -1,0 +1,226 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from './cli.errors';
+
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly multiple?: boolean;
+  readonly short?: string;
+  /** The value's placeholder in help, e.g. FILE. */
+  readonly value?: string;
+  readonly description: string;
+}
+
+/** Options every command accepts. */
+export const GLOBAL_OPTIONS = ['api', 'dispatcher', 'json', 'help', 'timeout'] as const;
+
+/** Every option the CLI knows; each command names the ones it accepts. */
+export const OPTION_CATALOG = {
+  api: {
+    type: 'string',
+    value: 'URL',
+    description: 'campaign API (env UMS_API_URL, default http://127.0.0.1:3000)',
+  },
+  dispatcher: {
+    type: 'string',
+    value: 'URL',
+    description: 'webhook dispatcher API (env UMS_DISPATCHER_URL, default http://127.0.0.1:3004)',
+  },
+  json: { type: 'boolean', description: 'print machine-readable JSON only (errors as JSON on stderr)' },
+  help: { type: 'boolean', short: 'h', description: 'show help' },
+  timeout: {
+    type: 'string',
+    value: 'MS',
+    description: 'give up on a request after MS milliseconds (default 30000; uploads are not limited)',
+  },
+  tenant: { type: 'string', value: 'ID', description: 'tenant id' },
+  name: { type: 'string', value: 'TEXT', description: 'display name' },
+  channel: { type: 'string', value: 'CHANNEL', description: 'whatsapp, sms or email' },
+  credential: { type: 'string', value: 'ID', description: 'provider credential id (cred_...)' },
+  csv: { type: 'string', value: 'FILE', description: 'audience CSV file to upload' },
+  text: { type: 'string', value: 'TEXT', description: 'message text with {{variables}} from CSV columns' },
+  subject: { type: 'string', value: 'TEXT', description: 'e-mail subject' },
+  'template-name': { type: 'string', value: 'NAME', description: 'provider (WhatsApp) template name' },
+  'template-language': { type: 'string', value: 'CODE', description: 'provider template language' },
+  'template-param': {
+    type: 'string',
+    multiple: true,
+    value: 'TEXT',
+    description: 'provider template parameter (repeat in order)',
+  },
+  country: {
+    type: 'string',
+    value: 'CC',
+    description: 'default country for national phone numbers (ISO 3166-1 alpha-2)',
+  },
+  at: { type: 'string', value: 'TIME', description: 'schedule once at an ISO 8601 time' },
+  cron: { type: 'string', value: 'EXPR', description: "schedule by cron (five fields, e.g. '0 9 * * 1-5')" },
+  tz: { type: 'string', value: 'ZONE', description: 'IANA time zone of --cron (default UTC)' },
+  start: { type: 'boolean', description: 'start the campaign after the upload' },
+  watch: { type: 'boolean', description: 'redraw the latest run progress until the run ends' },
+  interval: { type: 'string', value: 'MS', description: 'poll interval of --watch (default 1000)' },
+  run: { type: 'string', value: 'RUN_ID', description: 'the run to show or watch (default: the latest)' },
+  limit: { type: 'string', value: 'N', description: 'page size' },
+  after: { type: 'string', value: 'ID', description: 'page after this id (the nextAfter of a page)' },
+  before: { type: 'string', value: 'ID', description: 'page before this id (the nextBefore of a page)' },
+  state: { type: 'string', value: 'STATE', description: 'filter by state (comma-separated where allowed)' },
+  recipient: { type: 'string', value: 'ADDRESS', description: 'filter by recipient' },
+  since: { type: 'string', value: 'TIME', description: 'ISO 8601 time' },
+  provider: { type: 'string', value: 'NAME', description: 'whatsapp-cloud, twilio, ses, mitto or simulator' },
+  config: {
+    type: 'string',
+    multiple: true,
+    value: 'KEY=VALUE',
+    description: 'non-secret provider setting (repeat)',
+  },
+  'secret-file': { type: 'string', value: 'FILE', description: 'read the provider secret from FILE' },
+  'rate-ceiling': { type: 'string', value: 'N', description: 'messages per second at most' },
+  'rate-floor': { type: 'string', value: 'N', description: 'messages per second at least' },
+  'tenant-rate-cap': { type: 'string', value: 'N', description: "cap on the tenant's rate" },
+} as const satisfies Record<string, OptionSpec>;
+
+export type OptionName = keyof typeof OPTION_CATALOG;
+
+export type OptionValue = string | boolean | string[] | undefined;
+
+export interface CommandLine {
+  readonly positionals: readonly string[];
+  readonly values: Readonly<Partial<Record<OptionName, OptionValue>>>;
+}
+
+function isOptionName(name: string): name is OptionName {
+  return Object.prototype.hasOwnProperty.call(OPTION_CATALOG, name);
+}
+
+/** Splits argv into positionals and known options; unknown options and missing values are usage errors. */
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  try {
+    const { positionals, values } = parseArgs({
+      args: [...argv],
+      options: OPTION_CATALOG,
+      allowPositionals: true,
+      strict: true,
+    });
+    const known: Partial<Record<OptionName, OptionValue>> = {};
+    for (const [name, value] of Object.entries(values)) {
+      if (isOptionName(name)) known[name] = value;
+    }
+    return { positionals, values: known };
+  } catch (error: unknown) {
+    // Duck-typed: node:util's errors come from another realm under Jest, so instanceof is unreliable.
+    if (typeof error === 'object' && error !== null && 'code' in error && 'message' in error) {
+      if (String(error.code).startsWith('ERR_PARSE_ARGS')) throw new UsageError(String(error.message));
+    }
+    throw error;
+  }
+}
+
+/** What one command received, with typed accessors that turn bad input into usage errors. */
+export class CommandInput {
+  constructor(
+    readonly args: readonly string[],
+    private readonly values: Readonly<Partial<Record<OptionName, OptionValue>>>,
+    readonly usage: string,
+  ) {}
+
+  /** Refuses options the command does not take (they would otherwise be ignored silently). */
+  static accept(
+    line: CommandLine,
+    args: readonly string[],
+    accepted: readonly OptionName[],
+    usage: string,
+  ): CommandInput {
+    const allowed = new Set<string>([...GLOBAL_OPTIONS, ...accepted]);
+    for (const name of Object.keys(line.values)) {
+      if (!allowed.has(name)) throw new UsageError(`--${name} is not an option of this command`, usage);
+    }
+    return new CommandInput(args, line.values, usage);
+  }
+
+  arg(index: number, label: string): string {
+    const value = this.args[index];
+    if (value === undefined || value === '') throw new UsageError(`missing ${label}`, this.usage);
+    return value;
+  }
+
+  /** Refuses positionals past the ones the command takes. */
+  noMoreArgs(count: number): void {
+    if (this.args.length > count) {
+      throw new UsageError(`unexpected argument: ${String(this.args[count])}`, this.usage);
+    }
+  }
+
+  flag(name: OptionName): boolean {
+    return this.values[name] === true;
+  }
+
+  string(name: OptionName): string | undefined {
+    const value = this.values[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') throw new UsageError(`--${name} needs a value`, this.usage);
+    if (value.trim() === '') throw new UsageError(`--${name} must not be empty`, this.usage);
+    return value;
+  }
+
+  required(name: OptionName): string {
+    const value = this.string(name);
+    if (value === undefined) throw new UsageError(`--${name} is required`, this.usage);
+    return value;
+  }
+
+  list(name: OptionName): string[] {
+    const value = this.values[name];
+    if (value === undefined) return [];
+    return Array.isArray(value) ? value : [String(value)];
+  }
+
+  int(name: OptionName, range: { min: number; max?: number }): number | undefined {
+    const text = this.string(name);
+    if (text === undefined) return undefined;
+    return parseInteger(text, `--${name}`, range, this.usage);
+  }
+}
+
+/** A decimal integer within a range, or a usage error naming the option. */
+export function parseInteger(
+  text: string,
+  label: string,
+  range: { min: number; max?: number },
+  usage?: string,
+): number {
+  const value = /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  const max = range.max ?? Number.MAX_SAFE_INTEGER;
+  if (!Number.isSafeInteger(value) || value < range.min || value > max) {
+    const bound = range.max === undefined ? `at least ${range.min}` : `${range.min}..${range.max}`;
+    throw new UsageError(`${label} must be an integer ${bound}, got ${JSON.stringify(text)}`, usage);
+  }
+  return value;
+}
+
+/** `KEY=VALUE` settings as a flat record; numbers and booleans keep their type. */
+export function parseSettings(
+  pairs: readonly string[],
+  label: string,
+): Record<string, string | number | boolean> {
+  const settings: Record<string, string | number | boolean> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new UsageError(`${label} must be KEY=VALUE, got ${JSON.stringify(pair)}`);
+    const key = pair.slice(0, at).trim();
+    const raw = pair.slice(at + 1);
+    settings[key] =
+      raw === 'true' ? true : raw === 'false' ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  }
+  return settings;
+}
+
+/** An ISO 8601 time with a date and time, or a usage error naming the option. */
+export function parseIsoTime(text: string, label: string, usage?: string): string {
+  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+  if (!iso.test(text) || Number.isNaN(Date.parse(text))) {
+    throw new UsageError(
+      `${label} must be an ISO 8601 time with an offset, e.g. 2026-01-31T09:00:00Z`,
+      usage,
+    );
+  }
+  return text;
+}

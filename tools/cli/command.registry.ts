@@ -1,0 +1,26 @@
+import { CAMPAIGN_COMMANDS } from './campaign.commands';
+import type { CommandSpec } from './command.types';
+import { CREDENTIAL_COMMANDS } from './credential.commands';
+import { RUN_COMMANDS } from './run.commands';
+import { DLQ_COMMANDS, SUBSCRIBER_COMMANDS } from './subscriber.commands';
+
+/** Every command, grouped as `ums <group> <command>`, in the order help lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  ...CAMPAIGN_COMMANDS,
+  ...RUN_COMMANDS,
+  ...SUBSCRIBER_COMMANDS,
+  ...DLQ_COMMANDS,
+  ...CREDENTIAL_COMMANDS,
+];
+
+export const GROUP_SUMMARIES: Readonly<Record<string, string>> = {
+  campaigns: 'campaigns, their audience upload and lifecycle (campaign API)',
+  runs: 'runs of a campaign: progress, pause/resume/stop, retries, messages (campaign API)',
+  subscribers: 'webhook subscribers: list, show, resurrect, deliveries (dispatcher API)',
+  dlq: 'dead-lettered webhook deliveries: list and replay (dispatcher API)',
+  credentials: 'provider credentials (campaign API)',
+};
+
+export function commandsOf(group: string): CommandSpec[] {
+  return COMMANDS.filter((c) => c.group === group);
+}

@@ -1,0 +1,318 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AllTopics } from '@ums/contracts';
+import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
+import {
+  createTestDatabase,
+  freePort,
+  serviceEnv,
+  type ServiceProcess,
+  startServiceProcess,
+  testKafka,
+  waitUntil,
+  workspaceRoot,
+} from '@ums/testing';
+import type { DataSource } from 'typeorm';
+
+jest.setTimeout(120_000);
+
+interface CliAnswer {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const BIN = join(workspaceRoot(), 'tools', 'cli', 'bin', 'ums.js');
+
+describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real processes)', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let ds: DataSource;
+  let scheduler: ServiceProcess;
+  let dispatcher: ServiceProcess;
+  let dir: string;
+  const tenant = `cli-${randomBytes(3).toString('hex')}`;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('ums_cli');
+    ds = createDataSource(db.settings);
+    await ds.initialize();
+    await runPendingMigrations(ds);
+    const namespace = `t-${randomBytes(4).toString('hex')}`;
+    await ensureTopics(testKafka(), AllTopics, 1, new KafkaNames(namespace));
+    const env = serviceEnv(db.settings.database, namespace);
+    [scheduler, dispatcher] = await Promise.all([
+      startServiceProcess({
+        app: 'campaign-scheduler',
+        env: { ...env, SCHEDULER_TICK_MS: '200', SWEEPER_TICK_MS: '1000' },
+      }),
+      startServiceProcess({ app: 'webhook-dispatcher', env }),
+    ]);
+    dir = mkdtempSync(join(tmpdir(), 'ums-cli-'));
+  });
+
+  afterAll(async () => {
+    await Promise.all([scheduler?.process.stop(), dispatcher?.process.stop()]);
+    await ds?.destroy();
+    await db?.drop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The CLI as an operator runs it: the committed bin, a child process, URLs from the environment. */
+  function ums(...args: string[]): Promise<CliAnswer> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, ...args], {
+        env: { ...process.env, UMS_API_URL: scheduler.url, UMS_DISPATCHER_URL: dispatcher.url },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+      child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+      child.once('error', reject);
+      child.once('close', (code) =>
+        resolve({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
+      );
+    });
+  }
+
+  async function umsJson<T>(...args: string[]): Promise<T> {
+    const answer = await ums(...args, '--json');
+    expect({ args, code: answer.code, stderr: answer.stderr }).toEqual({ args, code: 0, stderr: '' });
+    return JSON.parse(answer.stdout) as T;
+  }
+
+  async function runState(runId: string): Promise<string> {
+    const rows: { state: string }[] = await ds.query('SELECT state FROM runs WHERE id = ?', [runId]);
+    return String(rows[0]?.state);
+  }
+
+  let campaignId = '';
+  let runId = '';
+
+  it('creates a credential, then a campaign from a CSV with its import summary, and starts it', async () => {
+    const credential = await umsJson<{ id: string; channel: string }>(
+      'credentials',
+      'create',
+      '--tenant',
+      tenant,
+      '--name',
+      'cli simulator',
+      '--provider',
+      'simulator',
+      '--channel',
+      'sms',
+      '--rate-ceiling',
+      '50',
+      '--config',
+      'baseUrl=http://127.0.0.1:9',
+    );
+    expect(credential.id).toMatch(/^cred_/);
+
+    const csv = join(dir, 'audience.csv');
+    writeFileSync(
+      csv,
+      [
+        'phone,first_name',
+        '+4915100000001,Ada',
+        '+4915100000002,Bob',
+        '+4915100000003,Cy',
+        '12,Too short',
+        '+4915100000001,Ada again',
+        '+4915100000004,Dee',
+        '',
+      ].join('\n'),
+    );
+    const created = await ums(
+      'campaigns',
+      'create',
+      '--tenant',
+      tenant,
+      '--name',
+      'CLI campaign',
+      '--channel',
+      'sms',
+      '--credential',
+      credential.id,
+      '--text',
+      'Hi {{first_name}}',
+      '--csv',
+      csv,
+      '--start',
+    );
+    expect(created.code).toBe(0);
+    // Not a terminal: the upload progress comes as lines on stderr, the result on stdout.
+    expect(created.stderr).toMatch(/uploaded audience\.csv: 4 recipients accepted/);
+    expect(created.stdout).toMatch(/accepted:\s+4/);
+    expect(created.stdout).toMatch(/rejected:\s+1/);
+    expect(created.stdout).toMatch(/duplicates:\s+1/);
+    expect(created.stdout).toMatch(/state:\s+ACTIVE/);
+    campaignId = /id:\s+(cmp_[0-9A-Z]+)/.exec(created.stdout)?.[1] ?? '';
+    expect(campaignId).toMatch(/^cmp_/);
+    const contacts: { n: string | number }[] = await ds.query(
+      'SELECT COUNT(*) AS n FROM contacts WHERE campaign_id = ?',
+      [campaignId],
+    );
+    expect(Number(contacts[0]?.n)).toBe(4);
+
+    const badCsv = join(dir, 'bad.csv');
+    writeFileSync(badCsv, 'name,city\nAda,Berlin\n');
+    const badHeader = await ums('campaigns', 'upload', campaignId, '--csv', badCsv);
+    expect(badHeader.code).toBe(1);
+    expect(badHeader.stderr).toMatch(/error: AUDIENCE_HEADER_INVALID: .*\(HTTP 400\)/);
+
+    const refused = await ums(
+      'campaigns',
+      'create',
+      '--tenant',
+      tenant,
+      '--name',
+      'bad',
+      '--channel',
+      'fax',
+      '--credential',
+      credential.id,
+      '--text',
+      'x',
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: VALIDATION_FAILED: .*\(HTTP 400\)\n {2}channel: /);
+  });
+
+  it('lists and shows campaigns as tables and as JSON', async () => {
+    const table = await ums('campaigns', 'list', '--tenant', tenant);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.split('\n');
+    expect(lines[0]).toMatch(/^ID\s+TENANT\s+NAME\s+CHANNEL\s+STATE/);
+    expect(lines.find((l) => l.startsWith(campaignId))).toMatch(/CLI campaign\s+sms\s+ACTIVE/);
+
+    const page = await umsJson<{ items: { id: string; state: string }[] }>(
+      'campaigns',
+      'list',
+      '--tenant',
+      tenant,
+    );
+    expect(page.items).toEqual([expect.objectContaining({ id: campaignId, state: 'ACTIVE' })]);
+
+    const detail = await waitUntil(
+      'the run scheduled',
+      async () => {
+        const view = await umsJson<{ audienceSize: number; runs: { id: string; state: string }[] }>(
+          'campaigns',
+          'show',
+          campaignId,
+        );
+        return view.runs[0]?.state === 'SCHEDULED' ? view : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    expect(detail.audienceSize).toBe(4);
+    runId = detail.runs[0]?.id ?? '';
+
+    const shown = await ums('campaigns', 'show', campaignId);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/audience:\s+4/);
+    expect(shown.stdout).toMatch(/RUN\s+STATE\s+FIRE AT\s+TOTAL\s+PENDING/);
+    expect(shown.stdout).toMatch(new RegExp(`\\n\\s*${runId}\\s+SCHEDULED`));
+  });
+
+  it('pauses, resumes and stops the run; refusals and bad ids exit 1; --watch ends on a finished run', async () => {
+    const paused = await ums('runs', 'pause', campaignId, runId);
+    expect(paused.code).toBe(0);
+    expect(paused.stdout).toContain(`run ${runId} is PAUSED`);
+    expect(await runState(runId)).toBe('PAUSED');
+
+    const again = await ums('runs', 'pause', campaignId, runId);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error: RUN_TRANSITION_REFUSED: .*\(HTTP 409\)/);
+
+    const resumed = await umsJson<{ run: { state: string } }>('runs', 'resume', campaignId, runId);
+    expect(resumed.run.state).toBe('RUNNING');
+    expect(await runState(runId)).toBe('RUNNING');
+
+    const stopped = await ums('runs', 'stop', campaignId, runId);
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout).toContain(`run ${runId} is STOPPED`);
+    expect(await runState(runId)).toBe('STOPPED');
+
+    const watched = await ums('campaigns', 'show', campaignId, '--watch', '--interval', '200');
+    expect(watched.code).toBe(0);
+    expect(watched.stderr).toMatch(new RegExp(`run ${runId} STOPPED\\s+\\[`));
+
+    const missingCampaign = await ums('campaigns', 'show', 'cmp_DOESNOTEXIST');
+    expect(missingCampaign.code).toBe(1);
+    expect(missingCampaign.stderr).toMatch(/^error: CAMPAIGN_NOT_FOUND: .*\(HTTP 404\)/);
+    const missingRun = await ums('runs', 'pause', campaignId, '999999999', '--json');
+    expect(missingRun.code).toBe(1);
+    expect(JSON.parse(missingRun.stderr)).toMatchObject({ error: { code: 'RUN_NOT_FOUND', status: 404 } });
+    expect(missingRun.stdout).toBe('');
+  });
+
+  it('lists subscribers and resurrects a dead one; replays its dead letters since a time', async () => {
+    const response = await fetch(`${dispatcher.url}/v1/subscribers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tenantId: tenant,
+        url: 'https://hooks.example.com/ums',
+        eventTypes: ['message.status'],
+      }),
+    });
+    expect(response.status).toBe(201);
+    const { id } = (await response.json()) as { id: string };
+
+    const listed = await ums('subscribers', 'list', '--tenant', tenant);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^ID\s+TENANT\s+STATE\s+URL/);
+    expect(listed.stdout).toMatch(
+      new RegExp(`${id}\\s+${tenant}\\s+ALIVE\\s+https://hooks\\.example\\.com/ums`),
+    );
+
+    const notDead = await ums('subscribers', 'resurrect', id);
+    expect(notDead.code).toBe(1);
+    expect(notDead.stderr).toMatch(/^error: SUBSCRIBER_NOT_DEAD: /);
+
+    await ds.query(`UPDATE subscribers SET state = 'DEAD', dead_since = UTC_TIMESTAMP(3) WHERE id = ?`, [id]);
+    const dead = await umsJson<{ items: { id: string; state: string }[] }>(
+      'subscribers',
+      'list',
+      '--tenant',
+      tenant,
+    );
+    expect(dead.items).toEqual([expect.objectContaining({ id, state: 'DEAD' })]);
+
+    const resurrected = await ums('subscribers', 'resurrect', id);
+    expect(resurrected.code).toBe(0);
+    expect(resurrected.stdout).toMatch(new RegExp(`subscriber ${id} is (REPLAYING|ALIVE)`));
+    await waitUntil(
+      'the subscriber alive again',
+      async () => (await umsJson<{ state: string }>('subscribers', 'show', id)).state === 'ALIVE',
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+
+    expect(await umsJson('dlq', 'replay', id, '--since', '2020-01-01T00:00:00Z')).toEqual({ replayed: 0 });
+    expect(await umsJson('dlq', 'list', id)).toEqual({ items: [], nextBefore: null });
+    const unknown = await ums('subscribers', 'resurrect', 'sub_DOESNOTEXIST');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: SUBSCRIBER_NOT_FOUND: /);
+  });
+
+  it('exits 2 on bad usage and 3 when a service cannot be reached', async () => {
+    const usage = await ums('campaigns', 'frobnicate');
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^error: unknown command "campaigns frobnicate"/);
+    const missing = await ums('runs', 'pause', campaignId);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('usage: ums runs pause CAMPAIGN_ID RUN_ID');
+
+    const closed = await freePort();
+    const down = await ums('campaigns', 'list', '--api', `http://127.0.0.1:${closed}`);
+    expect(down.code).toBe(3);
+    expect(down.stderr).toContain(
+      `cannot connect to the campaign API at http://127.0.0.1:${closed} (ECONNREFUSED)`,
+    );
+    expect(down.stderr).not.toMatch(/\n\s+at /);
+  });
+});

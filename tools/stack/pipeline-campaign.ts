@@ -1,0 +1,406 @@
+import { randomBytes } from 'node:crypto';
+import { Topics } from '@ums/contracts';
+import { KafkaNames } from '@ums/platform';
+import { LoopbackSubscriber } from '@ums/testing';
+import { Kafka, logLevel } from 'kafkajs';
+import type { RunCounters } from '../cli/api.views';
+
+/** Where the stack's HTTP APIs answer. */
+export interface PipelineUrls {
+  readonly scheduler: string;
+  readonly simulator: string;
+  readonly ingest: string;
+  readonly dispatcher: string;
+}
+
+export interface PipelineCampaignOptions {
+  readonly urls: PipelineUrls;
+  readonly brokers: string;
+  readonly recipients: number;
+  /** The credential's ceiling in messages/s (the AIMD limiter's start and maximum). */
+  readonly rate: number;
+  /** Share of recipients the simulated provider refuses for good (0..1). */
+  readonly permanentFailureRate: number;
+  /** Share of sends answered 5xx / 429 by the simulated provider (0..1); they go through the retry tiers. */
+  readonly error5xxRate: number;
+  readonly rate429: number;
+  /** Simulated provider latency per request. */
+  readonly latency: { readonly minMs: number; readonly p50Ms: number; readonly p99Ms: number };
+  /** Callbacks: how many sends get delivered and read, and how many callbacks come twice or out of order. */
+  readonly callbacks: {
+    readonly deliveredRate: number;
+    readonly readRate: number;
+    readonly duplicateRate: number;
+    readonly outOfOrderRate: number;
+    readonly delayMs: number;
+  };
+  readonly tenantId: string;
+  /** Progress line per second while the campaign runs. */
+  readonly say: (line: string) => void;
+  readonly timeoutMs: number;
+}
+
+/** When each stage finished, in ms after the run was started (import times are before the start). */
+export interface PipelineTimeline {
+  readonly importMs: number;
+  /** The first poll that saw a settled send, and a relayed status (1-second resolution). */
+  readonly firstSentMs: number | null;
+  readonly firstRelayedMs: number | null;
+  readonly expandedMs: number | null;
+  readonly sentMs: number | null;
+  readonly callbacksMs: number | null;
+  readonly relayedMs: number | null;
+}
+
+export interface PipelineCampaignResult {
+  readonly credentialId: string;
+  readonly campaignId: string;
+  readonly runId: string;
+  readonly runState: string;
+  readonly startedAt: Date;
+  readonly rowsAccepted: number;
+  readonly counters: RunCounters;
+  readonly simulator: {
+    readonly accepted: number;
+    readonly distinctMessages: number;
+    readonly duplicates: number;
+    readonly rejectedPermanent: number;
+    readonly errors: number;
+    readonly callbacksPosted: number;
+    readonly callbacksFailed: number;
+  };
+  /** Distinct status events of this campaign on the status topic, and how many reached the subscriber. */
+  readonly statusEvents: number;
+  readonly relayed: number;
+  readonly lost: number;
+  readonly subscriberRequests: number;
+  readonly invalidSignatures: number;
+  readonly timeline: PipelineTimeline;
+}
+
+interface RunView {
+  readonly id: string;
+  readonly state: string;
+  readonly expandedAt: string | null;
+  readonly counters: RunCounters;
+}
+
+interface SimulatorStatsView {
+  readonly accepted: number;
+  readonly distinctMessages: number;
+  readonly duplicates: number;
+  readonly rejectedPermanent: number;
+  readonly errors5xx: number;
+  readonly throttled: number;
+  readonly callbacks: {
+    readonly scheduled: number;
+    readonly delivered: number;
+    readonly failed: number;
+    readonly dropped: number;
+    readonly pending: number;
+  };
+}
+
+const SETTLED_RUN_STATES = new Set(['COMPLETED', 'FAILED', 'STOPPED']);
+
+/**
+ * One campaign through the whole pipeline, driven the way a user would: a simulator credential
+ * whose status callbacks go to webhook-ingest, a subscriber (a real HTTP receiver on loopback that
+ * verifies every Standard Webhooks signature) registered with the dispatcher, a campaign with a
+ * generated CSV audience uploaded to the campaign API, then started. It prints a progress line per
+ * second per stage (imported, expanded, sent, delivered/read, relayed) and, once everything has
+ * settled, compares the status topic with what the subscriber received.
+ */
+export async function runPipelineCampaign(options: PipelineCampaignOptions): Promise<PipelineCampaignResult> {
+  const { urls, say } = options;
+  const subscriber = await LoopbackSubscriber.start({ keepRequests: false });
+  try {
+    const callbackSecret = `cb_${randomBytes(16).toString('hex')}`;
+    const credential = await callApi<{ id: string }>('POST', `${urls.scheduler}/v1/credentials`, {
+      tenantId: options.tenantId,
+      name: 'simulator (pipeline)',
+      provider: 'simulator',
+      channel: 'whatsapp',
+      config: { baseUrl: urls.simulator },
+      callbackSecret,
+      rateCeilingPerSec: options.rate,
+      rateFloorPerSec: Math.max(1, Math.floor(options.rate / 10)),
+    });
+    const addresses = Array.from({ length: options.recipients }, (_, i) => phone(i));
+    const refusedEvery =
+      options.permanentFailureRate > 0 ? Math.max(1, Math.round(1 / options.permanentFailureRate)) : 0;
+    // The simulator keys its settings and counts by our credential id, which the adapter sends.
+    await callApi('PUT', `${urls.simulator}/_sim/credentials/${credential.id}`, {
+      provider: 'simulator',
+      latency: options.latency,
+      error5xxRate: options.error5xxRate,
+      rate429: options.rate429,
+      permanentFailures:
+        refusedEvery === 0 ? [] : addresses.filter((_, i) => i % refusedEvery === refusedEvery - 1),
+      callbackUrl: `${urls.ingest}/v1/callbacks/simulator/${credential.id}`,
+      callbackSecret,
+      callbacks: { enabled: true, ...options.callbacks },
+    });
+    const campaign = await callApi<{ id: string }>('POST', `${urls.scheduler}/v1/campaigns`, {
+      tenantId: options.tenantId,
+      name: `Pipeline campaign of ${options.recipients}`,
+      channel: 'whatsapp',
+      credentialId: credential.id,
+      template: { text: 'Hi {{first_name}}, your code is {{code}}' },
+      schedule: { kind: 'now' },
+    });
+    const hook = await callApi<{ id: string; secret: string }>('POST', `${urls.dispatcher}/v1/subscribers`, {
+      tenantId: options.tenantId,
+      url: subscriber.url('/ums-events'),
+      eventTypes: ['message.status'],
+      campaignId: campaign.id,
+      internal: true,
+    });
+    subscriber.secret = hook.secret;
+    say(`credential ${credential.id}, campaign ${campaign.id}, subscriber ${hook.id} at ${subscriber.url()}`);
+
+    const imported = await uploadAudience(urls.scheduler, campaign.id, addresses, say);
+    await callApi('POST', `${urls.scheduler}/v1/campaigns/${campaign.id}/start`, {});
+    const startedAt = new Date();
+    const progress = await followProgress(options, campaign.id, credential.id, subscriber, startedAt);
+
+    const published = await statusEventIds(options.brokers, campaign.id);
+    say(
+      `status topic holds ${published.size.toLocaleString('en')} events of this campaign; waiting for the subscriber`,
+    );
+    // A delivery that failed (a timeout on a busy machine) waits on a retry tier (5 s, 30 s, 2 min,
+    // 10 min): keep waiting while the dispatcher still has any for this subscriber in flight.
+    const relayDeadline = Date.now() + options.timeoutMs;
+    let missing = countMissing(published, subscriber);
+    let inFlight = missing > 0 ? await deliveriesInFlight(urls.dispatcher, hook.id) : 0;
+    while (missing > 0 && inFlight > 0 && Date.now() < relayDeadline) {
+      await sleep(1_000);
+      missing = countMissing(published, subscriber);
+      if (missing > 0) inFlight = await deliveriesInFlight(urls.dispatcher, hook.id);
+    }
+    if (missing > 0)
+      say(`${fmt(missing)} status events not relayed, ${fmt(inFlight)} deliveries still pending or retrying`);
+    const relayedMs = missing === 0 ? Date.now() - startedAt.getTime() : null;
+    const stats = await simulatorStats(urls.simulator, credential.id);
+    return {
+      credentialId: credential.id,
+      campaignId: campaign.id,
+      runId: progress.run.id,
+      runState: progress.run.state,
+      startedAt,
+      rowsAccepted: imported.rowsAccepted,
+      counters: progress.run.counters,
+      simulator: {
+        accepted: stats.accepted,
+        distinctMessages: stats.distinctMessages,
+        duplicates: stats.duplicates,
+        rejectedPermanent: stats.rejectedPermanent,
+        errors: stats.errors5xx + stats.throttled,
+        callbacksPosted: stats.callbacks.delivered,
+        callbacksFailed: stats.callbacks.failed + stats.callbacks.dropped,
+      },
+      statusEvents: published.size,
+      relayed: published.size - missing,
+      lost: missing,
+      subscriberRequests: subscriber.requests,
+      invalidSignatures: subscriber.invalidSignatures(),
+      timeline: { importMs: imported.ms, ...progress.timeline, relayedMs },
+    };
+  } finally {
+    await subscriber.stop();
+  }
+}
+
+/** Recipient i's phone number: German mobile numbers, valid for libphonenumber's 'max' metadata. */
+function phone(i: number): string {
+  return `+4915${String(100_000_000 + i)}`;
+}
+
+async function uploadAudience(
+  scheduler: string,
+  campaignId: string,
+  addresses: readonly string[],
+  say: (line: string) => void,
+): Promise<{ rowsAccepted: number; ms: number }> {
+  const lines = addresses.map((address, i) => `${address},R${i},${i % 9973}`);
+  const csv = `phone,first_name,code\n${lines.join('\n')}\n`;
+  const form = new FormData();
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'audience.csv');
+  const started = Date.now();
+  // The upload answers when the import is done; its row shows progress meanwhile.
+  const upload = fetch(`${scheduler}/v1/campaigns/${campaignId}/audience/csv`, {
+    method: 'POST',
+    body: form,
+  });
+  let done = false;
+  const watch = (async (): Promise<void> => {
+    let last = 0;
+    while (!done) {
+      await sleep(1_000);
+      if (done) return;
+      const page = await callApi<{ items: { rowsAccepted: number; state: string }[] }>(
+        'GET',
+        `${scheduler}/v1/campaigns/${campaignId}/audience/imports?limit=1`,
+      ).catch(() => ({ items: [] }));
+      const current = page.items[0];
+      if (current === undefined) continue;
+      say(
+        `import ${current.state}: ${current.rowsAccepted.toLocaleString('en')} of ${addresses.length.toLocaleString('en')} rows ` +
+          `(${(current.rowsAccepted - last).toLocaleString('en')}/s)`,
+      );
+      last = current.rowsAccepted;
+    }
+  })();
+  const response = await upload.finally(() => {
+    done = true;
+  });
+  await watch;
+  const summary = (await response.json()) as Record<string, unknown>;
+  if (response.status !== 201)
+    throw new Error(`audience upload answered ${response.status}: ${JSON.stringify(summary)}`);
+  const ms = Date.now() - started;
+  const rowsAccepted = Number(summary['rowsAccepted']);
+  say(
+    `imported ${rowsAccepted.toLocaleString('en')} recipients in ${(ms / 1000).toFixed(1)} s ` +
+      `(${Math.round(rowsAccepted / (ms / 1000)).toLocaleString('en')} rows/s; rejected ${String(summary['rowsRejected'])}, ` +
+      `duplicates ${String(summary['rowsDuplicate'])})`,
+  );
+  return { rowsAccepted, ms };
+}
+
+/** Polls once a second until the run settled, its callbacks were applied and nothing moves any more. */
+async function followProgress(
+  options: PipelineCampaignOptions,
+  campaignId: string,
+  credentialId: string,
+  subscriber: LoopbackSubscriber,
+  startedAt: Date,
+): Promise<{ run: RunView; timeline: Omit<PipelineTimeline, 'importMs' | 'relayedMs'> }> {
+  const { urls, say } = options;
+  const since = (): number => Date.now() - startedAt.getTime();
+  let expandedMs: number | null = null;
+  let sentMs: number | null = null;
+  let callbacksMs: number | null = null;
+  let firstSentMs: number | null = null;
+  let firstRelayedMs: number | null = null;
+  let previous = { total: 0, sent: 0, statuses: 0, relayed: 0 };
+  let quietSeconds = 0;
+  for (;;) {
+    await sleep(1_000);
+    const view = await callApi<{ runs: RunView[] }>('GET', `${urls.scheduler}/v1/campaigns/${campaignId}`);
+    const run = view.runs[0];
+    if (run === undefined) continue;
+    const stats = await simulatorStats(urls.simulator, credentialId);
+    const c = run.counters;
+    const settledSends = c.sent + c.delivered + c.read + c.failed + c.unknown;
+    const statuses = c.delivered + c.read;
+    const relayed = subscriber.acceptedCount;
+    if (expandedMs === null && run.expandedAt !== null) expandedMs = since();
+    if (firstSentMs === null && settledSends > 0) firstSentMs = since();
+    if (firstRelayedMs === null && relayed > 0) firstRelayedMs = since();
+    const settled = SETTLED_RUN_STATES.has(run.state) && c.pending === 0 && c.sending === 0;
+    if (sentMs === null && settled) sentMs = since();
+    say(
+      `${run.state.padEnd(9)} expanded ${fmt(c.total)} (+${fmt(c.total - previous.total)}/s) | ` +
+        `sent ${fmt(settledSends)} (+${fmt(settledSends - previous.sent)}/s) failed ${fmt(c.failed)} unknown ${fmt(c.unknown)} | ` +
+        `delivered ${fmt(c.delivered)} read ${fmt(c.read)} (callbacks pending ${fmt(stats.callbacks.pending)}) | ` +
+        `relayed ${fmt(relayed)} (+${fmt(relayed - previous.relayed)}/s)`,
+    );
+    const moving =
+      statuses !== previous.statuses || relayed !== previous.relayed || stats.callbacks.pending > 0;
+    previous = { total: c.total, sent: settledSends, statuses, relayed };
+    if (settled && callbacksMs === null && stats.callbacks.pending === 0 && !moving) callbacksMs = since();
+    quietSeconds = settled && !moving ? quietSeconds + 1 : 0;
+    // Two quiet seconds: the sender has applied what ingest published, the dispatcher has relayed it.
+    if (quietSeconds >= 2)
+      return { run, timeline: { expandedMs, sentMs, callbacksMs, firstSentMs, firstRelayedMs } };
+    if (since() > options.timeoutMs)
+      throw new Error(`the pipeline did not settle within ${options.timeoutMs / 1000} s (run ${run.state})`);
+  }
+}
+
+/** Distinct event ids of one campaign on the status topic, read from the start up to its current end. */
+async function statusEventIds(brokers: string, campaignId: string): Promise<Set<string>> {
+  const kafka = new Kafka({
+    clientId: 'pipeline-check',
+    brokers: brokers.split(','),
+    logLevel: logLevel.NOTHING,
+  });
+  const topic = new KafkaNames().topic(Topics.messageStatus.name);
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  const remaining = new Map(
+    ends.filter((p) => Number(p.high) > Number(p.low)).map((p) => [p.partition, Number(p.high)]),
+  );
+  const ids = new Set<string>();
+  if (remaining.size === 0) return ids;
+  const consumer = kafka.consumer({ groupId: `pipeline-check-${randomBytes(4).toString('hex')}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  // A campaign's events carry its id; the JSON is matched cheaply before it is parsed.
+  const needle = `"campaignId":"${campaignId}"`;
+  await new Promise<void>((resolve, reject) => {
+    consumer
+      .run({
+        eachBatchAutoResolve: true,
+        eachBatch: async ({ batch }) => {
+          for (const message of batch.messages) {
+            const text = message.value?.toString('utf8') ?? '';
+            if (text.includes(needle)) ids.add((JSON.parse(text) as { eventId: string }).eventId);
+          }
+          const end = remaining.get(batch.partition);
+          if (end !== undefined && Number(batch.lastOffset()) + 1 >= end) remaining.delete(batch.partition);
+          if (remaining.size === 0) resolve();
+          await Promise.resolve();
+        },
+      })
+      .catch(reject);
+  });
+  await consumer.disconnect();
+  return ids;
+}
+
+/** Deliveries to the subscriber the dispatcher has not finished (pending or waiting on a retry tier), up to 100. */
+async function deliveriesInFlight(dispatcher: string, subscriberId: string): Promise<number> {
+  let count = 0;
+  for (const state of ['PENDING', 'RETRYING']) {
+    const page = await callApi<{ items: unknown[] }>(
+      'GET',
+      `${dispatcher}/v1/subscribers/${subscriberId}/deliveries?state=${state}&limit=100`,
+    );
+    count += page.items.length;
+  }
+  return count;
+}
+
+function countMissing(published: ReadonlySet<string>, subscriber: LoopbackSubscriber): number {
+  let missing = 0;
+  for (const id of published) if (!subscriber.hasAccepted(id)) missing++;
+  return missing;
+}
+
+async function simulatorStats(simulator: string, credentialId: string): Promise<SimulatorStatsView> {
+  return callApi<SimulatorStatsView>('GET', `${simulator}/_sim/stats?credentialId=${credentialId}`);
+}
+
+/** JSON over HTTP to a service's API; throws on a non-2xx answer with its body. */
+export async function callApi<T = unknown>(method: string, url: string, body?: unknown): Promise<T> {
+  const response = await fetch(url, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+function fmt(n: number): string {
+  return n.toLocaleString('en');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
