@@ -3,12 +3,22 @@ import { DispatcherFixture, statusEvent } from './test/dispatcher-fixture';
 
 jest.setTimeout(180_000);
 
-const EVENTS_PER_PHASE = 400;
+const EVENTS_PER_PHASE = 800;
+const ROUNDS = 4;
+const EVENTS_PER_ROUND = 300;
 const RATE_PER_SEC = 100;
 
-function p99(values: readonly number[]): number {
+function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? 0;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+function summary(values: readonly number[]): { p50: number; p99: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * q) - 1)] ?? 0;
+  return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? 0 };
 }
 
 describe('webhook-dispatcher: isolation from a timing-out subscriber, and the probe (real process)', () => {
@@ -31,12 +41,12 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
   });
 
   /** Publishes at a steady rate over many campaigns (partitions); returns publish times by event id. */
-  async function publishPhase(prefix: string): Promise<Map<string, number>> {
+  async function publishPhase(prefix: string, count: number): Promise<Map<string, number>> {
     const sentAt = new Map<string, number>();
     const perTick = RATE_PER_SEC / 10;
-    for (let i = 0; i < EVENTS_PER_PHASE; i += perTick) {
+    for (let i = 0; i < count; i += perTick) {
       const tickStarted = Date.now();
-      const values = Array.from({ length: Math.min(EVENTS_PER_PHASE, i + perTick) - i }, (_, k) =>
+      const values = Array.from({ length: Math.min(count, i + perTick) - i }, (_, k) =>
         statusEvent(`${prefix}-${i + k}`, i + k, 'iso', `cmp-${(i + k) % 24}`),
       );
       const now = Date.now();
@@ -56,42 +66,57 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
     return out;
   }
 
-  it('keeps the healthy subscriber p99 within 1.5x (plus a small floor) while another times out on every request', async () => {
+  it('keeps the healthy subscriber p99 within 1.5x while its neighbour times out on every request', async () => {
     const { server: healthy } = await fixture.subscribe('iso');
     // Warm-up: consumer groups joined, connections open.
-    await publishPhase('warm');
-    await waitUntil('warm-up delivered', () => healthy.accepted.length === EVENTS_PER_PHASE, {
+    await publishPhase('warm', EVENTS_PER_PHASE / 2);
+    await waitUntil('warm-up delivered', () => healthy.accepted.length === EVENTS_PER_PHASE / 2, {
+      timeoutMs: 60_000,
+    });
+    const alone = await publishPhase('alone', EVENTS_PER_PHASE);
+    await waitUntil('alone delivered', () => healthy.accepted.length === 1.5 * EVENTS_PER_PHASE, {
       timeoutMs: 60_000,
     });
 
-    const alone = await publishPhase('alone');
-    await waitUntil('phase 1 delivered', () => healthy.accepted.length === 2 * EVENTS_PER_PHASE, {
-      timeoutMs: 60_000,
-    });
-    const baseline = p99(latencies(healthy, alone));
+    // The baseline: the same fan-out (two subscribers, two rows per event) with a neighbour that answers,
+    // so the comparison measures what its timing out costs, not what a second subscriber costs. Rounds
+    // alternate answering and hanging; the median of the rounds' p99s keeps one stall of the shared
+    // machine (a few hundred ms, seen about once in 15 runs, in either kind of phase) from deciding.
+    const { server: neighbour } = await fixture.subscribe('iso');
+    const answering: Map<string, number>[] = [];
+    const hanging: Map<string, number>[] = [];
+    let expected = 1.5 * EVENTS_PER_PHASE;
+    for (let round = 0; round < ROUNDS; round++) {
+      neighbour.mode = { kind: 'ok' };
+      answering.push(await publishPhase(`answering${round}`, EVENTS_PER_ROUND));
+      neighbour.mode = { kind: 'hang' };
+      hanging.push(await publishPhase(`hanging${round}`, EVENTS_PER_ROUND));
+      expected += 2 * EVENTS_PER_ROUND;
+      const want = expected;
+      await waitUntil(`round ${round} delivered`, () => healthy.accepted.length === want, {
+        timeoutMs: 60_000,
+      });
+    }
 
-    const { server: slow } = await fixture.subscribe('iso');
-    slow.mode = { kind: 'hang' };
-    const withSlow = await publishPhase('slow');
-    await waitUntil('phase 2 delivered', () => healthy.accepted.length === 3 * EVENTS_PER_PHASE, {
-      timeoutMs: 60_000,
-    });
-    const contended = p99(latencies(healthy, withSlow));
-
-    // The slow subscriber really was timing out on every request meanwhile, and the healthy one got each event once.
-    expect(slow.received.filter((r) => r.webhookId.startsWith('slow-')).length).toBeGreaterThan(
-      EVENTS_PER_PHASE / 4,
+    const roundP99s = (phases: Map<string, number>[]): number[] =>
+      phases.map((phase) => summary(latencies(healthy, phase)).p99);
+    const figures = {
+      alone: summary(latencies(healthy, alone)),
+      answering: summary(answering.flatMap((phase) => latencies(healthy, phase))),
+      hanging: summary(hanging.flatMap((phase) => latencies(healthy, phase))),
+      answeringRoundP99s: roundP99s(answering),
+      hangingRoundP99s: roundP99s(hanging),
+    };
+    process.stdout.write(`healthy subscriber latency (ms): ${JSON.stringify(figures)}\n`);
+    // The neighbour really was timing out on every request of the hanging phases, and the healthy one
+    // got each event once.
+    const hangingIds = new Set(hanging.flatMap((phase) => [...phase.keys()]));
+    expect(neighbour.received.filter((r) => hangingIds.has(r.webhookId)).length).toBeGreaterThan(
+      hangingIds.size / 4,
     );
-    expect(slow.accepted).toHaveLength(0);
-    expect(healthy.received.filter((r) => r.webhookId.startsWith('slow-'))).toHaveLength(EVENTS_PER_PHASE);
+    expect(healthy.received.filter((r) => hangingIds.has(r.webhookId))).toHaveLength(hangingIds.size);
     expect(healthy.invalidSignatures()).toBe(0);
-    process.stdout.write(
-      `healthy subscriber p99: alone ${baseline} ms, with a timing-out subscriber ${contended} ms\n`,
-    );
-    // Loopback latencies are tens of ms and, on a shared 2-core machine, see stalls of a few hundred ms
-    // (GC, MariaDB fsync, Kafka) in either phase; the 150 ms floor keeps that noise from deciding the test,
-    // while a healthy subscriber queued behind 1 s timeouts would still fail it by far.
-    expect(contended).toBeLessThanOrEqual(Math.max(baseline, 150) * 1.5);
+    expect(median(figures.hangingRoundP99s)).toBeLessThanOrEqual(median(figures.answeringRoundP99s) * 1.5);
   });
 
   it('probes a dead subscriber and resurrects it when it answers, replaying what it missed in order', async () => {
