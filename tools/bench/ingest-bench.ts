@@ -33,7 +33,8 @@ import { Pool } from 'undici';
  * lost: every status of every acknowledged post is counted on ums.provider.events.v1 by event id.
  *
  * Usage: npm run -s build && node -r ./dist/tools/runtime/register-aliases.js \
- *   dist/tools/bench/ingest-bench.js [--seconds 10] [--in-flight 512] [--statuses 1,50]
+ *   dist/tools/bench/ingest-bench.js [--seconds 10] [--in-flight 512] [--statuses 1,50] [--cpu-prof]
+ * (`--cpu-prof`: a V8 CPU profile of the ingest process in tmp/bench/profiles.)
  * (`--statuses`: statuses per webhook, one scenario each; batched scenarios use in-flight / 16.)
  */
 interface Scenario {
@@ -56,6 +57,9 @@ interface Figures {
   /** CPU the ingest process used during the scenario: percent of one core, and per answered callback. */
   ingestCpuPercent: number | undefined;
   ingestCpuUsPerCallback: number | undefined;
+  /** The rest of the machine meanwhile: this bench's own client and the Kafka broker (percent of one core). */
+  clientCpuPercent: number;
+  brokerCpuPercent: number | undefined;
   acknowledgedStatuses: number;
   onTopic: number;
   lost: number;
@@ -112,6 +116,9 @@ async function main(): Promise<void> {
         ...serviceEnv(db.settings.database, namespace),
         LOG_LEVEL: 'error',
       },
+      nodeArgs: process.argv.includes('--cpu-prof')
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`]
+        : [],
     });
     // Providers post from many connections at once; the in-flight count is what the ingest absorbs.
     const scenarios: Scenario[] = sizes.map((statusesPerPost) => ({
@@ -120,13 +127,14 @@ async function main(): Promise<void> {
       inFlight: statusesPerPost === 1 ? inFlight : Math.max(8, Math.round(inFlight / 16)),
     }));
     for (const [index, scenario] of scenarios.entries()) {
-      const result = await run(ingest, scenario, `s${index}`, seconds, kafka, names);
+      const result = await run(ingest, scenario, `s${index}`, seconds, kafka, names, broker?.pid);
       figures.push(result);
       say(
         `${scenario.name}: ${result.callbacksPerSecond.toLocaleString('en')} callbacks/s, ` +
           `${result.statusesPerSecond.toLocaleString('en')} statuses/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
           `non-2xx ${result.non2xx}, load ${result.loadAverage}, ingest CPU ${result.ingestCpuPercent ?? '?'}% ` +
-          `(${result.ingestCpuUsPerCallback ?? '?'} µs per callback); acknowledged ${result.acknowledgedStatuses.toLocaleString('en')} statuses, ` +
+          `(${result.ingestCpuUsPerCallback ?? '?'} µs per callback), client CPU ${result.clientCpuPercent}%, ` +
+          `broker CPU ${result.brokerCpuPercent ?? '?'}%; acknowledged ${result.acknowledgedStatuses.toLocaleString('en')} statuses, ` +
           `on the topic ${result.onTopic.toLocaleString('en')}, lost ${result.lost}`,
       );
     }
@@ -148,6 +156,7 @@ async function run(
   seconds: number,
   kafka: Kafka,
   names: KafkaNames,
+  brokerPid: number | undefined,
 ): Promise<Figures> {
   const pool = new Pool(ingest.url, { connections: Math.min(scenario.inFlight, 256), pipelining: 1 });
   const acknowledged = new Set<string>();
@@ -158,6 +167,8 @@ async function run(
   const timestamp = String(Math.floor(Date.now() / 1000));
   const loadAverage = Number((loadavg()[0] ?? 0).toFixed(2));
   const cpuBefore = cpuSeconds(ingest.process.pid);
+  const brokerBefore = cpuSeconds(brokerPid);
+  const clientBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const worker = async (): Promise<void> => {
@@ -214,6 +225,8 @@ async function run(
   await Promise.all(Array.from({ length: scenario.inFlight }, worker));
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = cpuSeconds(ingest.process.pid);
+  const brokerAfter = cpuSeconds(brokerPid);
+  const client = process.cpuUsage(clientBefore);
   await pool.close();
   const onTopic = await countOnTopic(kafka, names, tag, acknowledged);
   latencies.sort((a, b) => a - b);
@@ -234,6 +247,11 @@ async function run(
     ingestCpuPercent: cpu === undefined ? undefined : Math.round((100 * cpu) / elapsed),
     ingestCpuUsPerCallback:
       cpu === undefined || answered === 0 ? undefined : Math.round((cpu * 1e6) / answered),
+    clientCpuPercent: Math.round((client.user + client.system) / 1e4 / elapsed),
+    brokerCpuPercent:
+      brokerBefore !== null && brokerAfter !== null
+        ? Math.round((100 * (brokerAfter - brokerBefore)) / elapsed)
+        : undefined,
     acknowledgedStatuses: acknowledged.size,
     onTopic: onTopic.seen,
     lost: onTopic.missing,

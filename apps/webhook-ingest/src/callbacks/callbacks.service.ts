@@ -208,23 +208,15 @@ export class CallbacksService {
   private async publish(provider: Provider, events: readonly ProviderEventV1[]): Promise<void> {
     if (events.length === 0) return;
     const started = process.hrtime.bigint();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`not acknowledged within ${this.config.INGEST_PUBLISH_TIMEOUT_MS} ms`)),
-        this.config.INGEST_PUBLISH_TIMEOUT_MS,
-      );
-    });
     try {
-      await Promise.race([this.publisher.publish(events), timeout]);
+      // Rejects after INGEST_PUBLISH_TIMEOUT_MS too (the publisher's watchdog).
+      await this.publisher.publish(events);
     } catch (error: unknown) {
       this.metrics.callbacks.inc({ provider, result: 'unavailable' });
       throw new UnavailableError(
         'KAFKA_UNAVAILABLE',
         `callback not stored, retry later: ${error instanceof Error ? error.message : String(error)}`,
       );
-    } finally {
-      clearTimeout(timer);
     }
     this.metrics.seconds.observe({ provider }, Number(process.hrtime.bigint() - started) / 1e9);
   }

@@ -14,6 +14,8 @@ export interface ServiceProcessOptions {
   readonly instance?: string;
   readonly port?: number;
   readonly readyTimeoutMs?: number;
+  /** Node flags before the entry (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export interface ServiceProcess {
@@ -36,7 +38,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const proc = new ManagedProcess({
     name: label,
     command,
-    args,
+    args: [...(options.nodeArgs ?? []), ...args],
     env: { LOG_LEVEL: 'info', ...options.env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) },
     logFile,
   });
