@@ -6,7 +6,6 @@ import { CallbacksController } from './callbacks.controller';
 import { CallbacksMetrics } from './callbacks.metrics';
 import { CallbacksService } from './callbacks.service';
 import { ProviderEventsPublisher } from './provider-events.publisher';
-import { RawBodyParser } from './raw-body.parser';
 import { SnsClient } from './sns-client.service';
 
 /** Provider callback intake: raw bodies, verification, normalization, publish before 2xx. */
@@ -14,7 +13,6 @@ import { SnsClient } from './sns-client.service';
   imports: [SecretsModule],
   controllers: [CallbacksController],
   providers: [
-    RawBodyParser,
     CallbackCredentialsRepository,
     CallbackCredentials,
     CallbacksMetrics,

@@ -4,6 +4,7 @@ import { type ConfigClass } from '../config/config-loader';
 import { ConfigModule } from '../config/config.module';
 import { type EnvSource, processEnv } from '../config/env-source';
 import { HealthModule } from '../health/health.module';
+import { FastRoutes } from '../http/fast-routes.registry';
 import { KafkaModule } from '../kafka/kafka.module';
 import { LoggingModule, type RequestLogMode } from '../logging/logging.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -53,8 +54,8 @@ export class PlatformModule {
         HealthModule,
         ...imports,
       ],
-      providers: [serviceInfo],
-      exports: [serviceInfo],
+      providers: [serviceInfo, FastRoutes],
+      exports: [serviceInfo, FastRoutes],
     };
   }
 }

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { ErrorResponseFilter } from './error-response.filter';
+import { FastRoutes } from './fast-routes.registry';
 import { createValidationPipe } from './validation.pipe';
 
 export interface ServiceAppOptions {
@@ -30,5 +31,7 @@ export async function createServiceApp(
   }
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ErrorResponseFilter());
+  // Fast routes (registered by features while their modules start) are answered before Fastify.
+  app.get(FastRoutes).install(app.getHttpServer());
   return app;
 }

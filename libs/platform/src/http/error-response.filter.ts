@@ -40,38 +40,39 @@ export class ErrorResponseFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const [status, body] = this.describe(exception);
+    const [status, body] = describeError(exception);
     if (status >= 500) this.logger.error({ err: exception }, 'Request failed');
     void reply.status(status).send(body);
   }
+}
 
-  private describe(exception: unknown): [number, ErrorBody] {
-    if (exception instanceof CodedError) {
-      const fields = exception instanceof InvalidInputError ? exception.fields : undefined;
-      return [
-        STATUS_BY_KIND[exception.kind],
-        {
-          error: {
-            code: exception.code,
-            message: exception.message,
-            ...(fields && fields.length > 0 ? { fields } : {}),
-            ...(exception.details ? { details: exception.details } : {}),
-          },
+/** The status and body answering `exception`: the one error shape, also used by fast routes. */
+export function describeError(exception: unknown): [number, ErrorBody] {
+  if (exception instanceof CodedError) {
+    const fields = exception instanceof InvalidInputError ? exception.fields : undefined;
+    return [
+      STATUS_BY_KIND[exception.kind],
+      {
+        error: {
+          code: exception.code,
+          message: exception.message,
+          ...(fields && fields.length > 0 ? { fields } : {}),
+          ...(exception.details ? { details: exception.details } : {}),
         },
-      ];
-    }
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      const code = status === 404 ? 'ROUTE_NOT_FOUND' : `HTTP_${status}`;
-      return [status, { error: { code, message: exception.message } }];
-    }
-    if (isFastifyError(exception)) {
-      // Fastify's own refusals (body too large, bad content type, malformed JSON) keep their status.
-      return [
-        exception.statusCode,
-        { error: { code: exception.code ?? `HTTP_${exception.statusCode}`, message: exception.message } },
-      ];
-    }
-    return [500, { error: { code: 'UNEXPECTED', message: 'Unexpected error; see the service log' } }];
+      },
+    ];
   }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const code = status === 404 ? 'ROUTE_NOT_FOUND' : `HTTP_${status}`;
+    return [status, { error: { code, message: exception.message } }];
+  }
+  if (isFastifyError(exception)) {
+    // Fastify's own refusals (body too large, bad content type, malformed JSON) keep their status.
+    return [
+      exception.statusCode,
+      { error: { code: exception.code ?? `HTTP_${exception.statusCode}`, message: exception.message } },
+    ];
+  }
+  return [500, { error: { code: 'UNEXPECTED', message: 'Unexpected error; see the service log' } }];
 }
