@@ -14,11 +14,13 @@ import { CpuMeter, findProcess, peakRssMb } from './process-usage';
  * applied by the sender and relayed to a subscriber on loopback. Prints per-stage throughput,
  * end-to-end messages/s, run-start-to-send latency, peak RSS per process and duplicates, and
  * writes them to tmp/bench/pipeline-bench.json. Usage: pipeline-bench [--recipients N] [--senders N]
- * [--cpu-prof] (a V8 CPU profile per service process in tmp/bench/profiles, for Chrome DevTools).
+ * [--cpu-prof] (a V8 CPU profile per service process in tmp/bench/profiles, for Chrome DevTools)
+ * [--heap-mb N] (`--max-old-space-size=N` for every service process, to see RSS against throughput).
  */
 async function main(): Promise<void> {
   const recipients = intArg('--recipients', 1_000_000);
   const senders = intArg('--senders', 1);
+  const heapMb = process.argv.includes('--heap-mb') ? intArg('--heap-mb', 0) : undefined;
   const profileDir = process.argv.includes('--cpu-prof')
     ? join(workspaceRoot(), 'tmp', 'bench', 'profiles')
     : undefined;
@@ -36,7 +38,10 @@ async function main(): Promise<void> {
       logDir: join(outDir, 'pipeline-logs'),
       replicas: { 'notification-sender': senders },
       // Written when each service exits (the stack stops them with SIGTERM).
-      nodeArgs: profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+      nodeArgs: [
+        ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
+        ...(heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`]),
+      ],
       env: {
         LOG_LEVEL: 'warn',
         MYSQL_HOST: db.settings.host,
