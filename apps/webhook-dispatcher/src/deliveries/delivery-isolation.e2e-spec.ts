@@ -81,7 +81,7 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
     // The baseline: the same fan-out (two subscribers, two rows per event) with a neighbour that answers,
     // so the comparison measures what its timing out costs, not what a second subscriber costs. Rounds
     // alternate answering and hanging; the median of the rounds' p99s keeps one stall of the shared
-    // machine (a few hundred ms, seen about once in 15 runs, in either kind of phase) from deciding.
+    // machine (a few hundred ms, seen once in 17 single-phase runs, in either kind of phase) from deciding.
     const { server: neighbour } = await fixture.subscribe('iso');
     const answering: Map<string, number>[] = [];
     const hanging: Map<string, number>[] = [];
