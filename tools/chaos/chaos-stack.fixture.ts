@@ -17,23 +17,14 @@ import {
 } from '@ums/testing';
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
 import type { DataSource } from 'typeorm';
+import type { RunCounters as ApiRunCounters } from '../cli/api.views';
 
-/** A run's counters as the runs row holds them. */
-export interface RunCounters {
+/** A run's counters as the runs row holds them: the API's, with the run state and attempt count. */
+export interface RunCounters extends ApiRunCounters {
   readonly state: string;
-  readonly total: number;
-  readonly pending: number;
-  readonly sending: number;
-  readonly sent: number;
-  readonly delivered: number;
-  readonly read: number;
-  readonly failed: number;
-  readonly unknown: number;
-  readonly skipped: number;
   readonly attempts: number;
 }
 
-/** /_sim/stats also reports the callbacks of the credential (not part of SimulatorStats in libs/testing). */
 export interface SimulatorCallbackStats {
   readonly scheduled: number;
   readonly delivered: number;
