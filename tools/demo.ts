@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
 import { workspaceRoot } from '@ums/testing';
-import { defaultLogDir, type LocalStack, startLocalStack } from './stack/local-stack';
+import { defaultLogDir, type LocalStack, stackUrls, startLocalStack } from './stack/local-stack';
 import { type PipelineCampaignResult, runPipelineCampaign } from './stack/pipeline-campaign';
 
 /**
@@ -62,18 +62,8 @@ async function main(): Promise<void> {
       ]);
     }
     printTable(rows);
-    const url = (name: string): string => {
-      const service = stack?.services.find((candidate) => candidate.name === name);
-      if (service === undefined) throw new Error(`${name} is not running`);
-      return service.url;
-    };
     const result = await runPipelineCampaign({
-      urls: {
-        scheduler: url('campaign-scheduler'),
-        simulator: url('provider-simulator'),
-        ingest: url('webhook-ingest'),
-        dispatcher: url('webhook-dispatcher'),
-      },
+      urls: stackUrls(stack),
       brokers: stack.brokers,
       recipients,
       rate,

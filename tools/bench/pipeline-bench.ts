@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDataSource } from '@ums/platform';
 import { createTestDatabase, workspaceRoot } from '@ums/testing';
-import { type LocalStack, type ServiceName, startLocalStack } from '../stack/local-stack';
+import { type LocalStack, stackUrls, startLocalStack } from '../stack/local-stack';
 import { type PipelineCampaignResult, runPipelineCampaign } from '../stack/pipeline-campaign';
 import { CpuMeter, findProcess, peakRssMb } from './process-usage';
 
@@ -53,11 +53,6 @@ async function main(): Promise<void> {
       onStep: say,
     });
     const running = stack;
-    const url = (name: ServiceName): string => {
-      const service = running.services.find((s) => s.name === name);
-      if (service === undefined) throw new Error(`${name} is not running`);
-      return service.url;
-    };
     say(`${recipients.toLocaleString('en')} recipients, ${senders} sender replica(s)`);
     // Where the two cores go: every service, the broker, the database and Redis servers, and this
     // process (the CSV upload, the progress queries and the loopback subscriber).
@@ -70,12 +65,7 @@ async function main(): Promise<void> {
     });
     cpu.start();
     const result = await runPipelineCampaign({
-      urls: {
-        scheduler: url('campaign-scheduler'),
-        simulator: url('provider-simulator'),
-        ingest: url('webhook-ingest'),
-        dispatcher: url('webhook-dispatcher'),
-      },
+      urls: stackUrls(running),
       brokers: running.brokers,
       recipients,
       // Far above what this machine can do: the limiter never holds the pipeline back.

@@ -7,6 +7,8 @@ import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from
 import {
   createTestDatabase,
   messageStatesOf,
+  runRowOf,
+  type RunRow,
   type KafkaBrokerHandle,
   serviceEnv,
   type ServiceProcess,
@@ -17,13 +19,9 @@ import {
 } from '@ums/testing';
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
 import type { DataSource } from 'typeorm';
-import type { RunCounters as ApiRunCounters } from '../cli/api.views';
 
-/** A run's counters as the runs row holds them: the API's, with the run state and attempt count. */
-export interface RunCounters extends ApiRunCounters {
-  readonly state: string;
-  readonly attempts: number;
-}
+/** A run's counters as the runs row holds them. */
+export type RunCounters = RunRow;
 
 export interface SimulatorCallbackStats {
   readonly scheduled: number;
@@ -110,27 +108,8 @@ export class ChaosStack {
     return (await this.simulator.stats(credentialId)) as SimulatorStatsWithCallbacks;
   }
 
-  async counters(runId: string): Promise<RunCounters> {
-    const rows = (await this.ds.query(
-      `SELECT state, total, pending, sending, sent, delivered, read_count, failed, unknown, skipped, attempts
-         FROM runs WHERE id = ?`,
-      [runId],
-    )) as Record<string, unknown>[];
-    const r = rows[0] ?? {};
-    const n = (column: string): number => Number(r[column] ?? 0);
-    return {
-      state: String(r['state']),
-      total: n('total'),
-      pending: n('pending'),
-      sending: n('sending'),
-      sent: n('sent'),
-      delivered: n('delivered'),
-      read: n('read_count'),
-      failed: n('failed'),
-      unknown: n('unknown'),
-      skipped: n('skipped'),
-      attempts: n('attempts'),
-    };
+  counters(runId: string): Promise<RunCounters> {
+    return runRowOf(this.ds, runId);
   }
 
   /** Message rows of a run by state, counted from the rows themselves. */

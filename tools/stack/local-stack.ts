@@ -9,6 +9,7 @@ import {
   waitUntil,
   workspaceRoot,
 } from '@ums/testing';
+import type { PipelineUrls } from './pipeline-campaign';
 
 export const SERVICE_NAMES = [
   'campaign-scheduler',
@@ -59,6 +60,21 @@ export interface LocalStack {
   readonly broker: KafkaBrokerHandle | undefined;
   /** SIGTERM every service (graceful drain), then the broker if this stack started it attached. */
   stop(): Promise<Record<string, number | null>>;
+}
+
+/** Where the pipeline's HTTP APIs answer in a running stack (its first replica of each service). */
+export function stackUrls(stack: Pick<LocalStack, 'services'>): PipelineUrls {
+  const url = (name: ServiceName): string => {
+    const service = stack.services.find((candidate) => candidate.name === name);
+    if (service === undefined) throw new Error(`${name} is not running`);
+    return service.url;
+  };
+  return {
+    scheduler: url('campaign-scheduler'),
+    simulator: url('provider-simulator'),
+    ingest: url('webhook-ingest'),
+    dispatcher: url('webhook-dispatcher'),
+  };
 }
 
 /** Starts Kafka (or uses a given cluster), migrates, creates topics and starts the services. */

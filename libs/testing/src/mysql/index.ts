@@ -1,2 +1,3 @@
 export * from './test-database';
 export * from './message-states';
+export * from './run-row';

@@ -4,6 +4,8 @@ import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from
 import {
   createTestDatabase,
   messageStatesOf,
+  runRowOf,
+  type RunRow,
   serviceEnv,
   type ServiceProcess,
   SimulatorClient,
@@ -14,18 +16,8 @@ import {
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 
-export interface RunCounters {
-  readonly state: string;
-  readonly total: number;
-  readonly pending: number;
-  readonly sending: number;
-  readonly sent: number;
-  readonly failed: number;
-  readonly unknown: number;
-  readonly skipped: number;
-  readonly batchesPublished: number;
-  readonly batchesFinished: number;
-}
+/** The run row fields the sender tests read. */
+export type RunCounters = RunRow;
 
 /**
  * The pipeline from a run to the provider, as processes: campaign-scheduler (due runs, sweeper),
@@ -87,26 +79,8 @@ export class SendingFixture {
     return String(result.insertId);
   }
 
-  async counters(runId: string): Promise<RunCounters> {
-    const rows = (await this.ds.query(
-      `SELECT state, total, pending, sending, sent, failed, unknown, skipped, batches_published, batches_finished
-         FROM runs WHERE id = ?`,
-      [runId],
-    )) as Record<string, unknown>[];
-    const r = rows[0] ?? {};
-    const n = (column: string): number => Number(r[column]);
-    return {
-      state: String(r['state']),
-      total: n('total'),
-      pending: n('pending'),
-      sending: n('sending'),
-      sent: n('sent'),
-      failed: n('failed'),
-      unknown: n('unknown'),
-      skipped: n('skipped'),
-      batchesPublished: n('batches_published'),
-      batchesFinished: n('batches_finished'),
-    };
+  counters(runId: string): Promise<RunCounters> {
+    return runRowOf(this.ds, runId);
   }
 
   /** Message rows of a run by state, counted from the rows themselves. */
