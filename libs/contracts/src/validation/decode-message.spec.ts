@@ -59,6 +59,19 @@ describe('decodeMessage', () => {
     }
   });
 
+  it('refuses, without throwing, a shape class-transformer cannot read', () => {
+    // plainToInstance throws on a nested "constructor" key; thrown, it would stop the partition.
+    const poison = JSON.stringify({
+      ...batch,
+      items: [{ ...batch.items[0], variables: { constructor: 'x' } }],
+    });
+    expect(decodeMessage(MessageBatchV1, poison)).toMatchObject({
+      ok: false,
+      code: 'SCHEMA_VIOLATION',
+      issues: [{ field: '(root)', reason: expect.stringContaining('could not be read as MessageBatchV1') }],
+    });
+  });
+
   it('strips unknown fields instead of refusing them (forward-compatible minor changes)', () => {
     const result = decodeMessage(MessageBatchV1, JSON.stringify({ ...batch, addedLater: true }));
     expect(result.ok).toBe(true);

@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { fastAccept } from './fast-accept.validator';
 import { type FieldIssue, flattenValidationErrors } from './field-issue';
 
 export type MessageClass<V extends object> = new () => V;
@@ -22,8 +23,24 @@ export function validateMessage<V extends object>(cls: MessageClass<V>, plain: u
       issues: [{ field: '(root)', reason: 'must be a JSON object' }],
     };
   }
-  const instance = plainToInstance(cls, plain);
-  const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: true });
+  // Most messages are valid: accepted by the compiled plan; the rest get class-validator's verdict.
+  const accepted = fastAccept(cls, plain);
+  if (accepted !== undefined) return { ok: true, value: accepted };
+  let instance: V;
+  let errors: ReturnType<typeof validateSync>;
+  try {
+    instance = plainToInstance(cls, plain);
+    errors = validateSync(instance, { whitelist: true, forbidUnknownValues: true });
+  } catch (error: unknown) {
+    // class-transformer throws on some shapes (a nested object with a "constructor" key): still just
+    // an invalid message, to be dead-lettered, never an exception that stops its partition.
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      code: 'SCHEMA_VIOLATION',
+      issues: [{ field: '(root)', reason: `could not be read as ${cls.name}: ${reason}` }],
+    };
+  }
   if (errors.length > 0) {
     return { ok: false, code: 'SCHEMA_VIOLATION', issues: flattenValidationErrors(errors) };
   }
