@@ -2,6 +2,7 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { classifyDeliveryResponse, type DeliveryOutcome, type WebhookHeaders } from '@ums/domain';
 import { createOutboundAgent, createPublicOnlyAgent, errorCode, errorMessage } from '@ums/platform';
 import type { Agent } from 'undici';
+import { AttemptWatchdog } from './attempt.watchdog';
 import { DeliveriesConfig } from './deliveries.config';
 
 /** An attempt's outcome plus whether the SSRF guard refused the address (no connection was made). */
@@ -17,8 +18,11 @@ export type AttemptResult = DeliveryOutcome & { readonly refused?: boolean };
 export class SubscriberHttpClient implements OnApplicationShutdown {
   private readonly publicAgent: Agent;
   private readonly internalAgent: Agent;
+  private readonly watchdog: AttemptWatchdog;
+  /** Parsed subscriber URLs: a few per subscriber, parsed once rather than per delivery. */
+  private readonly targets = new Map<string, { readonly origin: string; readonly path: string }>();
 
-  constructor(private readonly config: DeliveriesConfig) {
+  constructor(config: DeliveriesConfig) {
     const options = {
       connectTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
       headersTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -27,20 +31,22 @@ export class SubscriberHttpClient implements OnApplicationShutdown {
     };
     this.publicAgent = createPublicOnlyAgent(options);
     this.internalAgent = createOutboundAgent(options);
+    this.watchdog = new AttemptWatchdog(config.WEBHOOK_TIMEOUT_MS);
   }
 
   async post(url: string, internal: boolean, headers: WebhookHeaders, body: string): Promise<AttemptResult> {
-    const target = new URL(url);
     const agent = internal ? this.internalAgent : this.publicAgent;
+    // The whole attempt, not only each phase, is bounded by the timeout (the body's dump included).
+    const signal = this.watchdog.start();
     try {
+      const target = this.targetOf(url);
       const response = await agent.request({
         origin: target.origin,
-        path: `${target.pathname}${target.search}`,
+        path: target.path,
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'ums-webhooks/1' },
         body,
-        // The whole attempt, not only each phase, is bounded by the timeout.
-        signal: AbortSignal.timeout(this.config.WEBHOOK_TIMEOUT_MS),
+        signal,
       });
       // The answer's body is not ours to read; drain it so the connection is reused.
       await response.body.dump({ limit: 65_536 });
@@ -55,7 +61,20 @@ export class SubscriberHttpClient implements OnApplicationShutdown {
       const refused = code === 'ADDRESS_NOT_PUBLIC';
       const cause = refused ? code : transportCode(error);
       return { kind: 'failed', error: `${cause}: ${errorMessage(error)}`.slice(0, 1024), refused };
+    } finally {
+      this.watchdog.end(signal);
     }
+  }
+
+  private targetOf(url: string): { readonly origin: string; readonly path: string } {
+    let target = this.targets.get(url);
+    if (target === undefined) {
+      const parsed = new URL(url);
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      if (this.targets.size >= 10_000) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target;
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -2,11 +2,15 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
-/** How the subscriber answers: 2xx, a failure status, a redirect, or never (a timeout). */
+/**
+ * How the subscriber answers: 2xx, a failure status, a redirect, never (a timeout), or a 200 whose
+ * body never ends (one byte every `everyMs`: each phase is quick, the whole answer is endless).
+ */
 export type SubscriberMode =
   | { readonly kind: 'ok'; readonly delayMs?: number }
   | { readonly kind: 'status'; readonly status: number; readonly headers?: Record<string, string> }
-  | { readonly kind: 'hang' };
+  | { readonly kind: 'hang' }
+  | { readonly kind: 'trickle'; readonly everyMs: number };
 
 export interface ReceivedDelivery {
   readonly webhookId: string;
@@ -64,6 +68,20 @@ export class LoopbackSubscriber {
           };
           subscriber.hanging.add(release);
           res.on('close', () => subscriber.hanging.delete(release));
+          return;
+        }
+        if (mode.kind === 'trickle') {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          const timer = setInterval(() => res.write('.'), mode.everyMs);
+          const release = (): void => {
+            clearInterval(timer);
+            res.destroy();
+          };
+          subscriber.hanging.add(release);
+          res.on('close', () => {
+            clearInterval(timer);
+            subscriber.hanging.delete(release);
+          });
           return;
         }
         if (mode.kind === 'status') {
