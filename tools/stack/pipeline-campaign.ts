@@ -287,8 +287,12 @@ async function followProgress(
   let quietSeconds = 0;
   for (;;) {
     await sleep(1_000);
-    const view = await callApi<{ runs: RunView[] }>('GET', `${urls.scheduler}/v1/campaigns/${campaignId}`);
-    const run = view.runs[0];
+    // The runs list, not the campaign view: that one counts the audience's contacts on every read.
+    const view = await callApi<{ items: RunView[] }>(
+      'GET',
+      `${urls.scheduler}/v1/campaigns/${campaignId}/runs?limit=1`,
+    );
+    const run = view.items[0];
     if (run === undefined) continue;
     const stats = await simulatorStats(urls.simulator, credentialId);
     const c = run.counters;

@@ -56,6 +56,14 @@ interface MessageRow {
   provider_message_id: string | null;
 }
 
+/** A column the status UPDATE sets from the rows' values; `keep`: an existing value stays (COALESCE). */
+interface SetColumn {
+  readonly name: string;
+  readonly keep: boolean;
+  readonly type?: string;
+  readonly valueOf: (plan: RowPlan) => string | null | undefined;
+}
+
 interface RowPlan {
   readonly row: MessageRow;
   readonly from: MessageStatus;
@@ -189,64 +197,63 @@ export class StatusUpdatesRepository {
     return [...found.values()];
   }
 
-  /** One UPDATE per resulting state; per-row values through CASE on the id. */
+  /**
+   * One UPDATE per resulting state, joined to the rows' own values as a derived table (UNION ALL of
+   * one SELECT per row): linear in the rows. It replaced CASE id WHEN ... lists, which MySQL and
+   * MariaDB evaluate by scanning the list for every row (quadratic): 18 ms per statement of a few
+   * hundred rows in the pipeline benchmark, the slowest statement there.
+   */
   private async writeRows(manager: EntityManager, plans: readonly RowPlan[]): Promise<void> {
     const byState = new Map<MessageStatus, RowPlan[]>();
     for (const plan of plans) byState.set(plan.to, [...(byState.get(plan.to) ?? []), plan]);
     for (const [state, group] of byState) {
-      const sets: string[] = ['state = ?'];
-      const params: unknown[] = [state];
-      const caseOf = (
-        column: string,
-        values: readonly [string, string | null][],
-        keep: boolean,
-        type?: string,
-      ): void => {
-        if (values.length === 0) return;
-        // A typed parameter keeps DATETIME(3) precision through CASE.
-        const value = type === undefined ? '?' : `CAST(? AS ${type})`;
-        const keepExisting = keep ? `COALESCE(${column}, ${value})` : value;
-        sets.push(
-          `${column} = CASE id ${values.map(() => `WHEN ? THEN ${keepExisting}`).join(' ')} ELSE ${column} END`,
-        );
-        for (const [id, value] of values) params.push(id, value);
-      };
-      const idOf = (plan: RowPlan): string => String(plan.row.id);
-      caseOf(
-        'provider_message_id',
-        group.filter((p) => p.providerMessageId !== null).map((p) => [idOf(p), p.providerMessageId]),
-        true,
+      const failed = state === MessageStatus.Failed;
+      const columns: SetColumn[] = [
+        // Only rows that have none yet (a status that came before our SENT record) need it set.
+        {
+          name: 'provider_message_id',
+          keep: true,
+          valueOf: (p: RowPlan) => (p.row.provider_message_id === null ? p.providerMessageId : undefined),
+        },
+        ...(['sent_at', 'delivered_at', 'read_at', 'failed_at'] as const).map((name) => ({
+          name,
+          keep: true,
+          // A typed value keeps DATETIME(3) precision through the derived table.
+          type: 'DATETIME(3)',
+          valueOf: (p: RowPlan) => p.times[name],
+        })),
+        ...(failed
+          ? [
+              { name: 'reason', keep: false, valueOf: (p: RowPlan) => p.failure?.reason ?? null },
+              { name: 'error_code', keep: false, valueOf: (p: RowPlan) => p.failure?.errorCode ?? null },
+              { name: 'error_text', keep: false, valueOf: (p: RowPlan) => p.failure?.errorText ?? null },
+            ]
+          : []),
+      ].filter((column) => group.some((plan) => column.valueOf(plan) != null) || !column.keep);
+      const typed = (column: SetColumn): string =>
+        column.type === undefined ? '?' : `CAST(? AS ${column.type})`;
+      const rows = group.map(
+        (_, i) =>
+          `SELECT CAST(? AS UNSIGNED)${i === 0 ? ' AS id' : ''}${columns
+            .map((column) => `, ${typed(column)}${i === 0 ? ` AS ${column.name}` : ''}`)
+            .join('')}`,
       );
-      for (const column of ['sent_at', 'delivered_at', 'read_at', 'failed_at'] as const) {
-        caseOf(
-          column,
-          group.flatMap((p) => (p.times[column] === undefined ? [] : [[idOf(p), p.times[column] ?? null]])),
-          true,
-          'DATETIME(3)',
-        );
+      const params: unknown[] = [];
+      for (const plan of group) {
+        params.push(String(plan.row.id));
+        for (const column of columns) params.push(column.valueOf(plan) ?? null);
       }
-      if (state === MessageStatus.Failed) {
-        caseOf(
-          'reason',
-          group.map((p) => [idOf(p), p.failure?.reason ?? null]),
-          false,
-        );
-        caseOf(
-          'error_code',
-          group.map((p) => [idOf(p), p.failure?.errorCode ?? null]),
-          false,
-        );
-        caseOf(
-          'error_text',
-          group.map((p) => [idOf(p), p.failure?.errorText ?? null]),
-          false,
-        );
-      }
-      sets.push('updated_at = UTC_TIMESTAMP(3)');
-      params.push(group.map(idOf));
+      const sets = [
+        'm.state = ?',
+        ...columns.map((c) =>
+          c.keep ? `m.${c.name} = COALESCE(m.${c.name}, v.${c.name})` : `m.${c.name} = v.${c.name}`,
+        ),
+        'm.updated_at = UTC_TIMESTAMP(3)',
+      ];
       await manager.query(
-        `UPDATE messages FORCE INDEX (PRIMARY) SET ${sets.join(', ')} WHERE id IN (?)`,
-        params,
+        `UPDATE messages m FORCE INDEX (PRIMARY) JOIN (${rows.join(' UNION ALL ')}) v ON m.id = v.id
+         SET ${sets.join(', ')}`,
+        [...params, state],
       );
     }
   }
