@@ -175,7 +175,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
   ): Promise<void> {
     const release = await this.claimBudget.acquire(ids.length);
     try {
-      await this.claimAndSend(message, ids, credential, grantedAt, failAll);
+      await this.claimAndSend(message, ids, credential, release, grantedAt, failAll);
     } finally {
       release();
     }
@@ -185,6 +185,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
     message: ConsumedMessage<MessageBatchV1>,
     ids: readonly string[],
     credential: LoadedCredential | undefined,
+    releaseClaims: () => void,
     grantedAt: number | undefined,
     failAll?: () => SendResult,
   ): Promise<void> {
@@ -214,6 +215,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
           content: rendered.content,
         });
     }
+    let reported: Promise<void> = Promise.resolve();
     if (outgoing.length > 0 && credential !== undefined) {
       if (grantedAt !== undefined && performance.now() - grantedAt > GRANT_FRESH_MS) {
         await this.retake(message.value, credential, outgoing.length);
@@ -225,9 +227,11 @@ export class SendBatchService implements BeforeApplicationShutdown {
         results.set(messageId, result);
         sent.push(result);
       }
-      await this.reportToAimd(credential.id, sent);
+      // Beside the recording, not before it: the claimed rows wait for no Redis round trip (it never rejects).
+      reported = this.reportToAimd(credential.id, sent);
     }
-    await this.settle(message, token, claim.claimed, results, items);
+    await this.settle(message, token, claim.claimed, results, items, releaseClaims);
+    await reported;
   }
 
   /**
@@ -285,6 +289,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
     claimed: readonly ClaimedMessage[],
     results: ReadonlyMap<string, SendResult>,
     items: ReadonlyMap<string, BatchItemV1>,
+    releaseClaims: () => void,
   ): Promise<void> {
     const batch = message.value;
     const nowMs = Date.now();
@@ -330,6 +335,9 @@ export class SendBatchService implements BeforeApplicationShutdown {
     }
     await Promise.all([this.publishRetries(message, token, retries), this.deadLetter(message, exhausted)]);
     const changes = await this.claims.record(token, outcomes);
+    // Recorded rows are no longer SENDING: their budget goes to the next claim while the events go
+    // out (held through the publish, it kept claims waiting and their grants going stale).
+    releaseClaims();
     await this.statuses.publish(changes);
     const recorded = new Set(changes.map((change) => change.messageId));
     for (const outcome of outcomes) {
