@@ -221,6 +221,8 @@ describe('Kafka consumer (real broker, fixture process)', () => {
       goods[0] as FixtureMessageV1,
       '{not json',
       JSON.stringify({ failAttempts: 1 }),
+      // class-transformer throws on a nested "constructor" key: a decode failure, not a stuck partition.
+      JSON.stringify({ id: { constructor: 'x' } }),
       ...goods.slice(1),
     ]);
     const consumer = fixture('poison-consumer', topic, { FIXTURE_REDIS_KEY: key }).start();
@@ -230,10 +232,11 @@ describe('Kafka consumer (real broker, fixture process)', () => {
       async () => (await redis.hlen(`${key}:done`)) === goods.length,
       { timeoutMs: 60_000, abortIf: consumer.exitedUnexpectedly },
     );
-    const letters = await readDeadLetters(kafka, topic.name, 2);
+    const letters = await readDeadLetters(kafka, topic.name, 3);
     expect(letters.map((l) => [l.sourceOffset, l.errorCode])).toEqual([
       ['1', 'INVALID_JSON'],
       ['2', 'SCHEMA_VIOLATION'],
+      ['3', 'SCHEMA_VIOLATION'],
     ]);
     expect(letters[0]?.value).toBe('{not json');
     expect(letters[1]?.reason).toContain('id');
