@@ -44,12 +44,12 @@ const APPS = [
 ];
 const PUBLIC = ['campaign-scheduler', 'webhook-ingest'];
 /** Peak RSS measured by tools/bench/campaign-bench.ts (k8s/README.md); requests must cover it. */
-// Pipeline benchmark, 100,000 recipients with three callbacks each (tools/bench/pipeline-bench.ts).
+// Pipeline benchmark, 100,000 and 1,000,000 recipients with three callbacks each (tools/bench/pipeline-bench.ts).
 const MEASURED_PEAK_RSS_MB: Record<string, number> = {
   'campaign-scheduler': 288,
   'batch-expander': 166,
-  'notification-sender': 414,
-  'webhook-ingest': 244,
+  'notification-sender': 473,
+  'webhook-ingest': 270,
   'webhook-dispatcher': 362,
 };
 /** The topic each autoscaled consumer reads: more replicas than its partitions would idle. */
