@@ -89,32 +89,17 @@ export class MessageClaimsRepository {
     if (ids.length === 0) return { claimed: [], held: [], skipped: [] };
     return this.dataSource.transaction(async (manager) => {
       // By primary key only: a plan through the state index would lock (and make concurrent
-      // claimers skip) PENDING rows of other batches that this claim never takes.
+      // claimers skip) PENDING rows of other batches that this claim never takes. The run's state is
+      // read in the same statement without a lock (a subquery of a locking read locks nothing: MySQL
+      // documents it, and a concurrent UPDATE of the run did not wait on MariaDB 10.11): a pause racing with this claim lets at most this batch through.
       const rows = (await manager.query(
-        `SELECT id, run_id, campaign_id, tenant_id, channel, credential_id, recipient, attempts, content
-           FROM messages FORCE INDEX (PRIMARY)
-          WHERE id IN (?) AND state = 'PENDING' FOR UPDATE SKIP LOCKED`,
+        `SELECT m.id, m.run_id, m.campaign_id, m.tenant_id, m.channel, m.credential_id, m.recipient, m.attempts,
+                m.content, (SELECT r.state FROM runs r WHERE r.id = m.run_id) AS run_state
+           FROM messages m FORCE INDEX (PRIMARY)
+          WHERE m.id IN (?) AND m.state = 'PENDING' FOR UPDATE SKIP LOCKED`,
         [ids],
       )) as Row[];
-      const runIds = [
-        ...new Set(
-          rows
-            .map((r) => r['run_id'])
-            .filter((v) => v !== null)
-            .map(String),
-        ),
-      ];
-      // Read without a lock: a pause racing with this claim lets at most this batch through.
-      const running = new Set(
-        runIds.length === 0
-          ? []
-          : (
-              (await manager.query(`SELECT id FROM runs WHERE id IN (?) AND state = 'RUNNING'`, [
-                runIds,
-              ])) as Row[]
-            ).map((r) => String(r['id'])),
-      );
-      const claimable = rows.filter((r) => r['run_id'] === null || running.has(String(r['run_id'])));
+      const claimable = rows.filter((r) => r['run_id'] === null || r['run_state'] === 'RUNNING');
       const held = rows.filter((r) => !claimable.includes(r)).map((r) => String(r['id']));
       const found = new Set(rows.map((r) => String(r['id'])));
       const skipped = ids.filter((id) => !found.has(id));
