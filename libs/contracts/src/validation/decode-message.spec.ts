@@ -1,22 +1,12 @@
-import { MessageBatchV1, SendLane } from '../messages/message-batch.message';
+import { MessageBatchV1 } from '../messages/message-batch.message';
 import { SendRequestKind, SendRequestV1 } from '../messages/send-request.message';
 import { Channel } from '../enums/channel.enum';
 import { ProviderEventV1 } from '../messages/provider-event.message';
 import { decodeMessage } from './decode-message';
+import { validMessages } from './test/valid-messages.fixture';
 
-const batch = {
-  batchId: 'run-1:0',
-  lane: SendLane.Bulk,
-  tenantId: 't1',
-  campaignId: 'c1',
-  runId: '42',
-  seq: 0,
-  leaseEpoch: 3,
-  credentialId: 'cred-1',
-  channel: Channel.Sms,
-  items: [{ messageId: '1001', recipient: '+4915112345678', variables: { name: 'Ada' } }],
-  createdAt: '2026-11-22T05:00:00.000Z',
-};
+// A valid batch: items[0] is { messageId: '1001', recipient: '+4915112345678', variables: { name: 'Ada' } }.
+const batch = validMessages['MessageBatchV1']?.[0] as { items: object[] } & Record<string, unknown>;
 
 describe('decodeMessage', () => {
   it('accepts a valid message and returns a class instance', () => {

@@ -1,190 +1,10 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { Channel } from '../enums/channel.enum';
-import { FailureReason } from '../enums/failure-reason.enum';
-import { MessageStatus } from '../enums/message-status.enum';
-import { Provider } from '../enums/provider.enum';
-import { SubscriberAlertKind } from '../enums/subscriber-alert-kind.enum';
-import { ProviderEventKind } from '../messages/provider-event.message';
-import { RunRequestReason } from '../messages/run-requested.message';
-import { SendLane } from '../messages/message-batch.message';
-import { SendRequestKind } from '../messages/send-request.message';
 import { AllTopics } from '../topics/topics';
 import { type MessageClass, validateMessage } from './decode-message';
 import { fastAccept, hasFastPath } from './fast-accept.validator';
 import { flattenValidationErrors } from './field-issue';
-
-const at = '2026-11-24T10:00:00.000Z';
-
-/** One valid value per topic class; a new topic class without one fails the first test. */
-const samples: Record<string, object[]> = {
-  SendRequestV1: [
-    {
-      requestId: 'req-1',
-      kind: SendRequestKind.Single,
-      tenantId: 't1',
-      channel: Channel.Sms,
-      credentialId: 'cred-1',
-      content: { text: 'Hi {{name}}' },
-      recipient: { address: '+4915112345678', variables: { name: 'Ada' } },
-      requestedAt: at,
-    },
-    {
-      requestId: 'req-2',
-      kind: SendRequestKind.Bulk,
-      tenantId: 't1',
-      channel: Channel.WhatsApp,
-      credentialId: 'cred-1',
-      content: { templateName: 'welcome', templateLanguage: 'en', templateParameters: ['a', 'b'] },
-      campaignName: 'Spring',
-      recipients: [{ address: '+4915112345678' }, { address: '+4915112345679', variables: { a: 'b' } }],
-      defaultCountry: 'DE',
-      sendAt: at,
-      requestedAt: at,
-    },
-  ],
-  RunRequestedV1: [
-    {
-      runId: '42',
-      campaignId: 'c1',
-      tenantId: 't1',
-      leaseEpoch: 0,
-      reason: RunRequestReason.Manual,
-      requestedAt: at,
-    },
-  ],
-  MessageBatchV1: [
-    {
-      batchId: 'run-1:0',
-      lane: SendLane.Bulk,
-      tenantId: 't1',
-      campaignId: 'c1',
-      runId: '42',
-      seq: 0,
-      leaseEpoch: 3,
-      credentialId: 'cred-1',
-      channel: Channel.Sms,
-      items: [
-        { messageId: '1001', recipient: '+4915112345678', variables: { name: 'Ada' } },
-        { messageId: '1002', recipient: '+4915112345679' },
-      ],
-      createdAt: at,
-    },
-    {
-      batchId: 'single-1',
-      lane: SendLane.Priority,
-      tenantId: 't1',
-      campaignId: 'req-1',
-      seq: 0,
-      leaseEpoch: 0,
-      credentialId: 'cred-1',
-      channel: Channel.Email,
-      content: { text: 'Hello', subject: 'Hi' },
-      items: [{ messageId: '7', recipient: 'ada@example.com' }],
-      createdAt: at,
-    },
-  ],
-  ProviderEventV1: [
-    {
-      eventId: 'pe-1',
-      kind: ProviderEventKind.Status,
-      provider: Provider.Simulator,
-      credentialId: 'cred-1',
-      status: {
-        messageId: '1001',
-        providerMessageId: 'sim-1',
-        status: MessageStatus.Failed,
-        reason: FailureReason.Blocked,
-        errorCode: 'E1',
-        errorText: 'no',
-        occurredAt: at,
-      },
-      receivedAt: at,
-    },
-    {
-      eventId: 'pe-2',
-      kind: ProviderEventKind.Inbound,
-      provider: Provider.Twilio,
-      credentialId: 'cred-1',
-      inbound: {
-        from: '+4915112345678',
-        to: '+15550001',
-        text: 'STOP',
-        providerMessageId: 'SM1',
-        optOut: true,
-        occurredAt: at,
-      },
-      receivedAt: at,
-    },
-  ],
-  MessageStatusV1: [
-    {
-      eventId: 'evt-1',
-      messageId: '1001',
-      tenantId: 't1',
-      campaignId: 'c1',
-      runId: '42',
-      channel: Channel.Sms,
-      recipient: '+4915112345678',
-      status: MessageStatus.Sent,
-      previousStatus: MessageStatus.Sending,
-      providerMessageId: 'sim-1',
-      occurredAt: at,
-    },
-  ],
-  InboundMessageV1: [
-    {
-      eventId: 'in-1',
-      tenantId: 't1',
-      credentialId: 'cred-1',
-      channel: Channel.WhatsApp,
-      from: '+4915112345678',
-      to: '+15550001',
-      text: 'hello',
-      providerMessageId: 'wamid.1',
-      optOut: false,
-      occurredAt: at,
-    },
-  ],
-  WebhookDeliveryV1: [
-    {
-      deliveryId: '12',
-      subscriberId: 'sub-1',
-      eventId: 'evt-1',
-      eventType: 'message.status',
-      payload: '{"type":"message.status"}',
-      attempt: 2,
-      firstAttemptAt: at,
-    },
-  ],
-  SubscriberAlertV1: [
-    {
-      subscriberId: 'sub-1',
-      tenantId: 't1',
-      kind: SubscriberAlertKind.Tombstoned,
-      failuresInWindow: 20,
-      windowMs: 60000,
-      lastError: 'HTTP 500',
-      at,
-    },
-  ],
-  DeadLetterV1: [
-    {
-      sourceTopic: 'ums.send.batches.v1',
-      sourcePartition: 3,
-      sourceOffset: '1234',
-      consumerGroup: 'notification-sender',
-      key: 'c1',
-      value: '{}',
-      valueEncoding: 'utf8',
-      headers: { 'ums-attempt': '5' },
-      errorCode: 'RETRIES_EXHAUSTED',
-      reason: 'HTTP 503',
-      attempts: 5,
-      failedAt: at,
-    },
-  ],
-};
+import { validMessages } from './test/valid-messages.fixture';
 
 /** What validateMessage did before the fast path: class-transformer, then class-validator. */
 function reference(
@@ -280,7 +100,7 @@ describe('fastAccept', () => {
   it('has a plan for every topic class, and accepts every valid sample itself', () => {
     for (const cls of classes) {
       expect({ cls: cls.name, planned: hasFastPath(cls) }).toEqual({ cls: cls.name, planned: true });
-      const list = samples[cls.name];
+      const list = validMessages[cls.name];
       expect({ cls: cls.name, samples: (list ?? []).length > 0 }).toEqual({ cls: cls.name, samples: true });
       for (const sample of list ?? []) {
         const plain = structuredClone(sample);
@@ -297,7 +117,7 @@ describe('fastAccept', () => {
     let acceptedFast = 0;
     let refused = 0;
     for (const cls of classes) {
-      for (const sample of samples[cls.name] ?? []) {
+      for (const sample of validMessages[cls.name] ?? []) {
         for (const variant of variants(sample)) {
           const json = JSON.stringify(variant);
           const expected = reference(cls, JSON.parse(json) as object);
@@ -325,7 +145,7 @@ describe('fastAccept', () => {
   });
 
   it('leaves values class-transformer would change to class-validator', () => {
-    const batch = samples.MessageBatchV1?.[0] as { items: object[] };
+    const batch = validMessages.MessageBatchV1?.[0] as { items: object[] };
     const withKey = (variables: unknown): object => ({
       ...batch,
       items: [{ messageId: '1', recipient: 'x', variables }],
