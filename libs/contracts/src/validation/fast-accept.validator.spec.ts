@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { IsString, ValidateIf, validateSync } from 'class-validator';
 import { AllTopics } from '../topics/topics';
 import { type MessageClass, validateMessage } from './decode-message';
 import { fastAccept, hasFastPath } from './fast-accept.validator';
@@ -159,5 +159,23 @@ describe('fastAccept', () => {
       ),
     ).toBeUndefined();
     expect(fastAccept(cls, withKey({ a: 'b' }))).toBeDefined();
+  });
+
+  it('leaves a constraint that throws to class-validator, whose path refuses the message without throwing', () => {
+    class Throwing {
+      @ValidateIf((o: { name?: string }) => {
+        if (o.name === 'boom') throw new Error('condition failed');
+        return true;
+      })
+      @IsString()
+      name!: string;
+    }
+    expect(fastAccept(Throwing, { name: 'ok' })).toEqual({ name: 'ok' });
+    expect(fastAccept(Throwing, { name: 'boom' })).toBeUndefined();
+    expect(validateMessage(Throwing, { name: 'boom' })).toMatchObject({
+      ok: false,
+      code: 'SCHEMA_VIOLATION',
+      issues: [{ field: '(root)', reason: 'could not be read as Throwing: condition failed' }],
+    });
   });
 });

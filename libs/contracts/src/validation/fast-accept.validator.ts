@@ -40,7 +40,13 @@ const plans = new WeakMap<MessageClass<object>, ClassPlan | null>();
 export function fastAccept<V extends object>(cls: MessageClass<V>, plain: object): V | undefined {
   const plan = planOf(cls as MessageClass<object>);
   if (plan === null) return undefined;
-  return build(plan, plain) as V | undefined;
+  try {
+    return build(plan, plain) as V | undefined;
+  } catch {
+    // A constraint that throws is not for the fast path to judge: class-validator's path runs it
+    // again and turns what it throws into a refusal with a reason.
+    return undefined;
+  }
 }
 
 /** Whether a class has a fast path (for tests: every topic's class should). */
@@ -53,7 +59,13 @@ function planOf(cls: MessageClass<object>): ClassPlan | null {
   if (known !== undefined) return known;
   // Set first so a class nesting itself does not recurse forever.
   plans.set(cls, null);
-  const plan = compile(cls);
+  let plan: ClassPlan | null = null;
+  try {
+    plan = compile(cls);
+  } catch {
+    // A class this cannot read (class-transformer threw on a probe) simply has no fast path.
+    plan = null;
+  }
   plans.set(cls, plan);
   return plan;
 }
