@@ -192,8 +192,8 @@ function build(plan: ClassPlan, plain: object): object | undefined {
         return undefined;
       }
     }
-    // Nested instances were validated while they were built; what is left is what class-validator
-    // refuses outright: null or a primitive under ValidateNested.
+    // Nested instances were validated while they were built (a primitive there was turned away);
+    // what is left is what class-validator refuses outright: null under ValidateNested.
     if (property.nested !== undefined && value === null) return undefined;
   }
   return out;
