@@ -1,13 +1,3 @@
-import { EventEmitter } from 'node:events';
-
-/** What undici takes as a request's `signal`: an EventEmitter with `aborted` and `reason`. */
-export class AttemptSignal extends EventEmitter {
-  aborted = false;
-  reason?: Error;
-  /** Set when the attempt ended: the watchdog passes over it. */
-  done = false;
-}
-
 /** The error an attempt that ran out of time ends with (`TIMEOUT` in the delivery's last error). */
 export class AttemptTimeoutError extends Error {
   readonly code = 'TIMEOUT';
@@ -15,6 +5,14 @@ export class AttemptTimeoutError extends Error {
     super(`no answer within ${timeoutMs} ms`);
     this.name = 'TimeoutError';
   }
+}
+
+/** What the watchdog bounds: an attempt that says when it has ended, and can be ended from outside. */
+export interface TimedAttempt {
+  /** True once the attempt has ended: the watchdog passes over it. */
+  readonly done: boolean;
+  /** Ends the attempt with a TIMEOUT (called at most once, only while not done). */
+  expire(reason: AttemptTimeoutError): void;
 }
 
 const QUEUE_COMPACT_AT = 4_096;
@@ -27,7 +25,7 @@ const QUEUE_COMPACT_AT = 4_096;
  * the head of the queue. Precision is the tick (a tenth of the timeout, at most 100 ms).
  */
 export class AttemptWatchdog {
-  private readonly queue: { readonly deadline: number; readonly signal: AttemptSignal }[] = [];
+  private readonly queue: { readonly deadline: number; readonly attempt: TimedAttempt }[] = [];
   private head = 0;
   private timer?: NodeJS.Timeout;
   private readonly tickMs: number;
@@ -39,34 +37,23 @@ export class AttemptWatchdog {
     this.tickMs = Math.max(1, Math.min(100, Math.floor(timeoutMs / 10)));
   }
 
-  /** A signal that aborts once the timeout has passed, unless `end` is called first. */
-  start(): AttemptSignal {
-    const signal = new AttemptSignal();
-    this.queue.push({ deadline: this.now() + this.timeoutMs, signal });
+  /** Expires the attempt once the timeout has passed, unless it is done by then. */
+  start(attempt: TimedAttempt): void {
+    this.queue.push({ deadline: this.now() + this.timeoutMs, attempt });
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.expire(), this.tickMs);
       this.timer.unref();
     }
-    return signal;
   }
 
-  end(signal: AttemptSignal): void {
-    signal.done = true;
-  }
-
-  /** Aborts the attempts past their deadline; stops the timer when none is left. */
+  /** Expires the attempts past their deadline; stops the timer when none is left. */
   expire(): void {
     const now = this.now();
     while (this.head < this.queue.length) {
-      const entry = this.queue[this.head] as { deadline: number; signal: AttemptSignal };
-      if (!entry.signal.done && entry.deadline > now) break;
+      const entry = this.queue[this.head] as { deadline: number; attempt: TimedAttempt };
+      if (!entry.attempt.done && entry.deadline > now) break;
       this.head++;
-      if (!entry.signal.done) {
-        entry.signal.done = true;
-        entry.signal.aborted = true;
-        entry.signal.reason = new AttemptTimeoutError(this.timeoutMs);
-        entry.signal.emit('abort');
-      }
+      if (!entry.attempt.done) entry.attempt.expire(new AttemptTimeoutError(this.timeoutMs));
     }
     if (this.head >= QUEUE_COMPACT_AT || this.head === this.queue.length) {
       this.queue.splice(0, this.head);

@@ -18,7 +18,8 @@ import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesMetrics } from './deliveries.metrics';
 import { DeliveriesRepository } from './deliveries.repository';
 import type { DeliveryJob, DeliverySettlement } from './delivery.record';
-import { type AttemptResult, SubscriberHttpClient } from './subscriber-http.client';
+import type { AttemptResult } from './delivery-attempt.handler';
+import { SubscriberHttpClient } from './subscriber-http.client';
 
 interface Lane {
   readonly queue: DeliveryJob[];

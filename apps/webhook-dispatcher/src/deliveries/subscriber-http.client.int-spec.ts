@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { LoopbackSubscriber } from '@ums/testing';
 import { signWebhook, webhookSecretKey, generateWebhookSecret } from '@ums/domain';
 import { loadConfig } from '@ums/platform';
@@ -99,5 +101,44 @@ describe('SubscriberHttpClient (real loopback subscribers)', () => {
       kind: 'gone',
       status: 410,
     });
+  });
+
+  it('counts an answer by its status and drops its body: a small one keeps the connection, a huge one closes it', async () => {
+    let closed = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        // Whole answers of 1 KiB and 1 MiB: only the first is read to its end (the limit is 64 KiB).
+        const size = req.url === '/huge' ? 1_048_576 : 1_024;
+        res.writeHead(req.url === '/huge' ? 202 : 200, { 'content-length': String(size) });
+        res.end(Buffer.alloc(size, 97));
+      });
+    });
+    server.on('connection', (socket) => socket.on('close', () => closed++));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (let i = 0; i < 3; i++) {
+        await expect(client.post(`${base}/small`, true, headers(), body)).resolves.toEqual({
+          kind: 'delivered',
+          status: 200,
+        });
+      }
+      expect(closed).toBe(0);
+      await expect(client.post(`${base}/huge`, true, headers(), body)).resolves.toEqual({
+        kind: 'delivered',
+        status: 202,
+      });
+      const deadline = Date.now() + 5_000;
+      while (closed === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(closed).toBe(1);
+      await expect(client.post(`${base}/small`, true, headers(), body)).resolves.toEqual({
+        kind: 'delivered',
+        status: 200,
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
