@@ -16,6 +16,7 @@ import {
   workspaceRoot,
 } from '@ums/testing';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { cpuSeconds, findProcess } from './process-usage';
 
 /**
  * Webhook-dispatcher benchmark: status events on Kafka fanned out by one dispatcher process to one
@@ -27,6 +28,7 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
  *
  * Usage: npm run -s build && node -r ./dist/tools/runtime/register-aliases.js \
  *   dist/tools/bench/dispatcher-bench.js [--events 20000] [--rate 500] [--seconds 10] [--scenarios a,b,c]
+ *   [--cpu-prof] (a V8 CPU profile of the dispatcher process in tmp/bench/profiles)
  */
 interface Figures {
   scenario: string;
@@ -36,6 +38,9 @@ interface Figures {
   p50Ms: number;
   p99Ms: number;
   duplicates: number;
+  /** CPU per delivery while the backlog drained: the dispatcher process, and the MariaDB server. */
+  dispatcherCpuUsPerDelivery: number | null;
+  mariadbCpuUsPerDelivery: number | null;
 }
 
 const say = (line: string): void => void process.stdout.write(`[dispatcher-bench] ${line}\n`);
@@ -106,6 +111,9 @@ async function main(): Promise<void> {
     await producer.connect();
     dispatcher = await startServiceProcess({
       app: 'webhook-dispatcher',
+      nodeArgs: process.argv.includes('--cpu-prof')
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`]
+        : [],
       env: {
         ...serviceEnv(db.settings.database, namespace),
         LOG_LEVEL: 'error',
@@ -145,11 +153,13 @@ async function main(): Promise<void> {
         producer,
         names,
         receiver,
+        { dispatcher: dispatcher.process.pid, mariadb: findProcess('mariadbd', 'mysqld') },
       );
       figures.push(result);
       say(
         `${result.scenario}: ${result.deliveriesPerSecond.toLocaleString('en')} deliveries/s (backlog of ` +
-          `${events.toLocaleString('en')}), at ${rate}/s p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, duplicates ${result.duplicates}`,
+          `${events.toLocaleString('en')}), at ${rate}/s p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, duplicates ${result.duplicates}; ` +
+          `CPU per delivery: dispatcher ${result.dispatcherCpuUsPerDelivery ?? '?'} µs, MariaDB ${result.mariadbCpuUsPerDelivery ?? '?'} µs`,
       );
     }
     const file = join(outDir, 'dispatcher-bench.json');
@@ -186,8 +196,10 @@ async function runScenario(
   producer: Producer,
   names: KafkaNames,
   receiver: Receiver,
+  pids: { readonly dispatcher: number | undefined; readonly mariadb: number | undefined },
 ): Promise<Figures> {
   const duplicatesBefore = receiver.duplicates;
+  const cpuBefore = { dispatcher: cpuSeconds(pids.dispatcher), mariadb: cpuSeconds(pids.mariadb) };
   // Throughput: a backlog published at once, drained as fast as the dispatcher goes.
   const backlog = `${tenant}-bulk-`;
   const started = performance.timeOrigin + performance.now();
@@ -198,6 +210,10 @@ async function runScenario(
   let last = 0;
   for (const [id, at] of receiver.firstSeen) if (id.startsWith(backlog) && at > last) last = at;
   const deliveriesPerSecond = Math.round(events / ((last - started) / 1000));
+  const perDelivery = (before: number | null, after: number | null): number | null =>
+    before === null || after === null ? null : Math.round(((after - before) * 1e6) / events);
+  const dispatcherCpuUsPerDelivery = perDelivery(cpuBefore.dispatcher, cpuSeconds(pids.dispatcher));
+  const mariadbCpuUsPerDelivery = perDelivery(cpuBefore.mariadb, cpuSeconds(pids.mariadb));
 
   // Latency: a steady rate well below capacity, publish to receipt.
   const steady = `${tenant}-steady-`;
@@ -225,6 +241,8 @@ async function runScenario(
     p50Ms: pick(0.5),
     p99Ms: pick(0.99),
     duplicates: receiver.duplicates - duplicatesBefore,
+    dispatcherCpuUsPerDelivery,
+    mariadbCpuUsPerDelivery,
   };
 }
 
