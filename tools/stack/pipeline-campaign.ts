@@ -113,7 +113,7 @@ const SETTLED_RUN_STATES = new Set(['COMPLETED', 'FAILED', 'STOPPED']);
  */
 export async function runPipelineCampaign(options: PipelineCampaignOptions): Promise<PipelineCampaignResult> {
   const { urls, say } = options;
-  const subscriber = await LoopbackSubscriber.start({ keepRequests: false });
+  const subscriber = await LoopbackSubscriber.start({ keepRequests: false, verifier: 'hmac' });
   try {
     const callbackSecret = `cb_${randomBytes(16).toString('hex')}`;
     const credential = await callApi<{ id: string }>('POST', `${urls.scheduler}/v1/credentials`, {
