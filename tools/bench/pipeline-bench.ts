@@ -12,7 +12,8 @@ import { CpuMeter, findProcess, peakRssMb } from './process-usage';
  * N recipients (default 1,000,000) imported through the campaign API, expanded, sent to the
  * simulator, three status callbacks per message (sent, delivered, read) posted to webhook-ingest,
  * applied by the sender and relayed to a subscriber on loopback. Prints per-stage throughput,
- * end-to-end messages/s, run-start-to-send latency, peak RSS per process and duplicates, and
+ * end-to-end messages/s, run-start-to-send latency, peak RSS per process, duplicates and the
+ * delivery rows written DELIVERED by their insert, and
  * writes them to tmp/bench/pipeline-bench.json. Usage: pipeline-bench [--recipients N] [--senders N]
  * [--cpu-prof] (a V8 CPU profile per service process in tmp/bench/profiles, for Chrome DevTools)
  * [--heap-mb N] (`--max-old-space-size=N` for every service process, to see RSS against throughput).
@@ -85,7 +86,11 @@ async function main(): Promise<void> {
     await ds.initialize();
     const sending = await sendFigures(ds, result);
     await ds.destroy();
-    const figures = { ...summarize(result, sending, rss, senders), cpu: cpuUsed };
+    const figures = {
+      ...summarize(result, sending, rss, senders),
+      deliveryRows: await deliveryRowFigures(ds),
+      cpu: cpuUsed,
+    };
     const file = join(outDir, 'pipeline-bench.json');
     writeFileSync(file, `${JSON.stringify({ ...figures, at: new Date().toISOString() }, null, 2)}\n`);
     print(figures);
@@ -138,6 +143,20 @@ async function sendFigures(
     sent,
     latencyMs: { p50: await at(0.5), p99: await at(0.99), max: await at(1) },
   };
+}
+
+/**
+ * The subscriber's delivery rows, and how many were written once, DELIVERED by their insert (a backlog
+ * chunk attempted first: delivered_at = created_at), rather than inserted PENDING and settled later.
+ */
+async function deliveryRowFigures(
+  ds: ReturnType<typeof createDataSource>,
+): Promise<{ total: number; insertedDelivered: number }> {
+  const [row] = (await ds.query(
+    `SELECT COUNT(*) AS total, COALESCE(SUM(state = 'DELIVERED' AND delivered_at = created_at), 0) AS settled
+       FROM deliveries`,
+  )) as { total: string | number; settled: string | number }[];
+  return { total: Number(row?.total ?? 0), insertedDelivered: Number(row?.settled ?? 0) };
 }
 
 function summarize(

@@ -350,6 +350,56 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     expect(inbound.server.invalidSignatures() + status.server.invalidSignatures()).toBe(0);
   });
 
+  it('writes a backlog chunk once its attempts are in: answered deliveries inserted DELIVERED, a hanging neighbour owed and kept', async () => {
+    const healthy = await subscriberFor('backlog');
+    const hanging = await subscriberFor('backlog');
+    hanging.server.mode = { kind: 'hang' };
+    // Rows written with the attempt's result have delivered_at = created_at (one statement); rows
+    // written PENDING and settled afterwards have a later delivered_at.
+    const settledAtInsert = async (subscriberId: string): Promise<number> => {
+      const rows: { n: number | string }[] = await ds.query(
+        `SELECT COUNT(*) AS n FROM deliveries
+          WHERE subscriber_id = ? AND state = 'DELIVERED' AND attempts = 1 AND delivered_at = created_at`,
+        [subscriberId],
+      );
+      return Number(rows[0]?.n ?? 0);
+    };
+    // One produce request of 150 events is one record batch: the consumer gets it as one chunk.
+    const first = eventIds('backlog-a', 150);
+    await publishStatuses('backlog', 'cmp-backlog', first);
+    await waitUntil(
+      'the first burst delivered',
+      async () => (await deliveryStates(healthy.id))['DELIVERED'] === first.length,
+      { timeoutMs: 30_000 },
+    );
+    expect(await settledAtInsert(healthy.id)).toBe(first.length);
+    // The hanging neighbour's rows exist, owed (PENDING until each attempt times out, then RETRYING).
+    await waitUntil('the neighbour rows', async () => {
+      const states = await deliveryStates(hanging.id);
+      return (states['PENDING'] ?? 0) + (states['RETRYING'] ?? 0) === first.length;
+    });
+    // Its attempts are slow now (not waited for): the next burst goes the same way.
+    const second = eventIds('backlog-b', 150);
+    await publishStatuses('backlog', 'cmp-backlog', second);
+    await waitUntil(
+      'the second burst delivered',
+      async () => (await deliveryStates(healthy.id))['DELIVERED'] === first.length + second.length,
+      { timeoutMs: 30_000 },
+    );
+    expect(await settledAtInsert(healthy.id)).toBe(first.length + second.length);
+    expect([...healthy.server.accepted].sort()).toEqual([...first, ...second]);
+    expect(healthy.server.received).toHaveLength(first.length + second.length);
+    expect(healthy.server.invalidSignatures()).toBe(0);
+    // The neighbour times out past the threshold: tombstoned, every one of its rows kept for a resurrect.
+    await waitUntil(
+      'the neighbour tombstoned, its deliveries kept',
+      async () => (await deliveryStates(hanging.id))['MISSED'] === first.length + second.length,
+      { timeoutMs: 60_000 },
+    );
+    expect((await state(hanging.id)).state).toBe('DEAD');
+    expect(await settledAtInsert(hanging.id)).toBe(0);
+  });
+
   it('loses nothing when the dispatcher is SIGKILLed with deliveries queued and in flight', async () => {
     const slow = await subscriberFor('crash');
     // 64 in flight at most (the subscriber's lane), 100 ms each: the rest waits in memory when the kill lands.

@@ -7,7 +7,9 @@ export interface NewDelivery {
   readonly eventId: string;
   readonly eventType: string;
   readonly payload: string;
-  readonly state: 'PENDING' | 'MISSED';
+  /** DELIVERED: attempted before its row was written, and answered 2xx (one attempt, its status). */
+  readonly state: 'PENDING' | 'MISSED' | 'DELIVERED';
+  readonly statusCode?: number;
 }
 
 export interface DeliveryKeyRow {
@@ -53,12 +55,40 @@ export class DeliveriesRepository {
    * (next_attempt_at): if their process dies before settling them, the sweeper attempts them again.
    */
   async insertAndRead(rows: readonly NewDelivery[], leaseMs: number): Promise<DeliveryKeyRow[]> {
-    if (rows.length === 0) return [];
+    await this.insert(rows, leaseMs);
+    return this.readKeys(rows);
+  }
+
+  /**
+   * One multi-row INSERT IGNORE, in the given order (ids follow it). PENDING and MISSED rows carry a
+   * lease, as ever; DELIVERED rows are written settled (one attempt, its status, delivered now), so a
+   * delivery attempted before its row existed costs one write, not an insert and an update.
+   */
+  async insert(rows: readonly NewDelivery[], leaseMs: number): Promise<void> {
+    if (rows.length === 0) return;
+    const params: unknown[] = [];
+    const values = rows.map((r) => {
+      params.push(r.subscriberId, r.eventId, r.eventType, r.payload);
+      if (r.state === 'DELIVERED') {
+        params.push(r.statusCode ?? null);
+        return `(?, ?, ?, ?, 'DELIVERED', 1, ?, NULL, UTC_TIMESTAMP(3))`;
+      }
+      params.push(r.state, leaseMs * 1000);
+      return `(?, ?, ?, ?, ?, 0, NULL, UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND, NULL)`;
+    });
     await this.dataSource.query(
-      `INSERT IGNORE INTO deliveries (subscriber_id, event_id, event_type, payload, state, next_attempt_at)
-       VALUES ${rows.map(() => `(?, ?, ?, ?, ?, UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND)`).join(', ')}`,
-      rows.flatMap((r) => [r.subscriberId, r.eventId, r.eventType, r.payload, r.state, leaseMs * 1000]),
+      `INSERT IGNORE INTO deliveries (subscriber_id, event_id, event_type, payload, state, attempts,
+         last_status_code, next_attempt_at, delivered_at)
+       VALUES ${values.join(', ')}`,
+      params,
     );
+  }
+
+  /** The stored rows of the given (subscriber, event) keys: id, state, attempts, creation time. */
+  async readKeys(
+    rows: readonly { readonly subscriberId: string; readonly eventId: string }[],
+  ): Promise<DeliveryKeyRow[]> {
+    if (rows.length === 0) return [];
     // Two IN lists (a range on the unique key) rather than a row-constructor IN, which older optimizers
     // scan the table for; the exact pairs are picked below.
     const subscriberIds = [...new Set(rows.map((r) => r.subscriberId))];

@@ -21,13 +21,18 @@ import type { DeliveryJob, DeliverySettlement } from './delivery.record';
 import type { AttemptResult } from './delivery-attempt.handler';
 import { SubscriberHttpClient } from './subscriber-http.client';
 
+/** Takes an attempt's result instead of the write-back (attempts made before their row exists). */
+export type AttemptSink = (finished: FinishedAttempt) => void;
+
 interface Lane {
-  readonly queue: DeliveryJob[];
+  readonly queue: { readonly job: DeliveryJob; readonly sink?: AttemptSink }[];
   inFlight: number;
+  /** Start times of the attempts in flight, oldest first (Map keeps insertion order). */
+  readonly started: Map<DeliveryJob, number>;
 }
 
 /** An attempt (or a decision not to attempt) waiting to be written back. */
-type Finished =
+export type FinishedAttempt =
   | { readonly job: DeliveryJob; readonly kind: 'attempted'; readonly result: AttemptResult }
   | { readonly job: DeliveryJob; readonly kind: 'spilled' }
   | { readonly job: DeliveryJob; readonly kind: 'missed' }
@@ -35,6 +40,8 @@ type Finished =
 
 const FLUSH_EVERY_MS = 10;
 const FLUSH_AT = 500;
+/** A lane whose oldest attempt in flight is older than this is slow: nobody waits for its attempts. */
+const SLOW_LANE_MS = 500;
 /** Results written back per round (bounds statement and produce-request sizes). */
 const WRITE_BACK_MAX = 2_000;
 /** Records per produce request, well under the broker's message size limit. */
@@ -57,7 +64,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
   private readonly lanes = new Map<string, Lane>();
   private queued = 0;
   private inFlight = 0;
-  private finished: Finished[] = [];
+  private finished: FinishedAttempt[] = [];
   private flushTimer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   private readonly capacityWaiters: (() => void)[] = [];
@@ -75,23 +82,48 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     private readonly logger: PinoLogger,
   ) {}
 
-  /** Queues jobs; never waits for the attempts. Callers wait on `whenCapacity()` first. */
-  submit(jobs: readonly DeliveryJob[]): void {
+  /**
+   * Queues jobs; never waits for the attempts. Callers wait on `whenCapacity()` first. With a sink,
+   * every result (spills too) goes to it rather than to the write-back: the caller stores the rows.
+   */
+  submit(jobs: readonly DeliveryJob[], sink?: AttemptSink): void {
     for (const job of jobs) {
       let lane = this.lanes.get(job.subscriberId);
       if (lane === undefined) {
-        lane = { queue: [], inFlight: 0 };
+        lane = { queue: [], inFlight: 0, started: new Map() };
         this.lanes.set(job.subscriberId, lane);
       }
       if (lane.queue.length >= this.config.WEBHOOK_MAX_QUEUED_PER_SUBSCRIBER) {
-        this.finish({ job, kind: 'spilled' });
+        this.hand({ job, kind: 'spilled' }, sink);
         continue;
       }
-      lane.queue.push(job);
+      lane.queue.push(sink === undefined ? { job } : { job, sink });
       this.queued++;
       this.pump(job.subscriberId, lane);
     }
     this.metrics.queued.set(this.queued);
+  }
+
+  /** Writes back a result that went to a sink, once its row exists (the job carries the row's id). */
+  settleLater(finished: FinishedAttempt): void {
+    this.finish(finished);
+  }
+
+  /**
+   * Whether a subscriber's attempts are slow now (its oldest attempt in flight started more than
+   * SLOW_LANE_MS ago): a timing-out subscriber must not make anyone wait for its attempts.
+   */
+  isSlow(subscriberId: string, now = Date.now()): boolean {
+    const oldest = this.lanes.get(subscriberId)?.started.values().next();
+    return oldest !== undefined && oldest.done !== true && now - oldest.value > SLOW_LANE_MS;
+  }
+
+  /** Deliveries whose rows were stored DELIVERED at once: counted, and their subscribers' success stamped. */
+  async deliveredAtInsert(jobs: readonly DeliveryJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    this.metrics.deliveries.inc({ outcome: 'delivered' }, jobs.length);
+    const subscribers = new Set(jobs.map((j) => j.subscriberId));
+    await this.subscribers.stamp(this.successesToStamp(subscribers, Date.now()), new Map());
   }
 
   /** Resolves once the in-memory backlog is below its bound (backpressure for the consumers). */
@@ -114,14 +146,16 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
 
   private pump(subscriberId: string, lane: Lane): void {
     while (lane.inFlight < this.config.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIBER && lane.queue.length > 0) {
-      const job = lane.queue.shift() as DeliveryJob;
+      const { job, sink } = lane.queue.shift() as { job: DeliveryJob; sink?: AttemptSink };
       this.queued--;
       lane.inFlight++;
       this.inFlight++;
+      lane.started.set(job, Date.now());
       void this.attempt(job).then((finished) => {
         lane.inFlight--;
         this.inFlight--;
-        this.finish(finished);
+        lane.started.delete(job);
+        this.hand(finished, sink);
         if (lane.inFlight === 0 && lane.queue.length === 0) this.lanes.delete(subscriberId);
         else this.pump(subscriberId, lane);
         this.releaseCapacity();
@@ -136,8 +170,13 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     }
   }
 
+  private hand(finished: FinishedAttempt, sink: AttemptSink | undefined): void {
+    if (sink === undefined) this.finish(finished);
+    else sink(finished);
+  }
+
   /** Never rejects: every way an attempt ends is a result to write back. */
-  private async attempt(job: DeliveryJob): Promise<Finished> {
+  private async attempt(job: DeliveryJob): Promise<FinishedAttempt> {
     const subscriber = this.directory.get(job.subscriberId);
     if (subscriber === undefined) return { job, kind: 'orphan' };
     if (subscriber.record.state !== 'ALIVE') return { job, kind: 'missed' };
@@ -153,7 +192,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     return { job, kind: 'attempted', result };
   }
 
-  private finish(finished: Finished): void {
+  private finish(finished: FinishedAttempt): void {
     this.finished.push(finished);
     if (this.finished.length >= FLUSH_AT) this.scheduleFlush(0);
     else this.scheduleFlush(FLUSH_EVERY_MS);
@@ -183,7 +222,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     }
   }
 
-  private async writeBack(batch: readonly Finished[]): Promise<void> {
+  private async writeBack(batch: readonly FinishedAttempt[]): Promise<void> {
     const now = Date.now();
     const settlements: DeliverySettlement[] = [];
     const successes = new Set<string>();
