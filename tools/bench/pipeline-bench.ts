@@ -85,12 +85,9 @@ async function main(): Promise<void> {
     const ds = createDataSource(db.settings);
     await ds.initialize();
     const sending = await sendFigures(ds, result);
+    const deliveryRows = await deliveryRowFigures(ds);
     await ds.destroy();
-    const figures = {
-      ...summarize(result, sending, rss, senders),
-      deliveryRows: await deliveryRowFigures(ds),
-      cpu: cpuUsed,
-    };
+    const figures = { ...summarize(result, sending, rss, senders), deliveryRows, cpu: cpuUsed };
     const file = join(outDir, 'pipeline-bench.json');
     writeFileSync(file, `${JSON.stringify({ ...figures, at: new Date().toISOString() }, null, 2)}\n`);
     print(figures);
