@@ -48,8 +48,8 @@ const PUBLIC = ['campaign-scheduler', 'webhook-ingest'];
 const MEASURED_PEAK_RSS_MB: Record<string, number> = {
   'campaign-scheduler': 288,
   'batch-expander': 166,
-  'notification-sender': 473,
-  'webhook-ingest': 270,
+  'notification-sender': 474,
+  'webhook-ingest': 273,
   'webhook-dispatcher': 362,
 };
 /** The topic each autoscaled consumer reads: more replicas than its partitions would idle. */
