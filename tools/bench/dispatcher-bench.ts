@@ -16,7 +16,7 @@ import {
   workspaceRoot,
 } from '@ums/testing';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { cpuSeconds, findProcess } from './process-usage';
+import { CpuMeter, findProcess } from './process-usage';
 
 /**
  * Webhook-dispatcher benchmark: status events on Kafka fanned out by one dispatcher process to one
@@ -199,7 +199,8 @@ async function runScenario(
   pids: { readonly dispatcher: number | undefined; readonly mariadb: number | undefined },
 ): Promise<Figures> {
   const duplicatesBefore = receiver.duplicates;
-  const cpuBefore = { dispatcher: cpuSeconds(pids.dispatcher), mariadb: cpuSeconds(pids.mariadb) };
+  const cpu = new CpuMeter(pids);
+  cpu.start();
   // Throughput: a backlog published at once, drained as fast as the dispatcher goes.
   const backlog = `${tenant}-bulk-`;
   const started = performance.timeOrigin + performance.now();
@@ -210,10 +211,13 @@ async function runScenario(
   let last = 0;
   for (const [id, at] of receiver.firstSeen) if (id.startsWith(backlog) && at > last) last = at;
   const deliveriesPerSecond = Math.round(events / ((last - started) / 1000));
-  const perDelivery = (before: number | null, after: number | null): number | null =>
-    before === null || after === null ? null : Math.round(((after - before) * 1e6) / events);
-  const dispatcherCpuUsPerDelivery = perDelivery(cpuBefore.dispatcher, cpuSeconds(pids.dispatcher));
-  const mariadbCpuUsPerDelivery = perDelivery(cpuBefore.mariadb, cpuSeconds(pids.mariadb));
+  const used = cpu.stop();
+  const perDelivery = (label: 'dispatcher' | 'mariadb'): number | null => {
+    const figure = used[label];
+    return figure === null || figure === undefined ? null : Math.round((figure.cpuSeconds * 1e6) / events);
+  };
+  const dispatcherCpuUsPerDelivery = perDelivery('dispatcher');
+  const mariadbCpuUsPerDelivery = perDelivery('mariadb');
 
   // Latency: a steady rate well below capacity, publish to receipt.
   const steady = `${tenant}-steady-`;

@@ -42,6 +42,10 @@ const COLUMNS = `id, subscriber_id, event_id, event_type, payload, state, attemp
 
 const SETTLE_SLICE = 1_000;
 
+/** One string per (subscriber, event): the unique key of a delivery, for maps and sets. */
+export const deliveryKey = (subscriberId: string, eventId: string): string =>
+  `${subscriberId}\u0000${eventId}`;
+
 const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
 /** The deliveries table; hot paths use multi-row statements only. */
@@ -93,7 +97,7 @@ export class DeliveriesRepository {
     // scan the table for; the exact pairs are picked below.
     const subscriberIds = [...new Set(rows.map((r) => r.subscriberId))];
     const eventIds = [...new Set(rows.map((r) => r.eventId))];
-    const wanted = new Set(rows.map((r) => `${r.subscriberId}\u0000${r.eventId}`));
+    const wanted = new Set(rows.map((r) => deliveryKey(r.subscriberId, r.eventId)));
     const found: {
       id: string | number;
       subscriber_id: string;
@@ -106,7 +110,7 @@ export class DeliveriesRepository {
        WHERE subscriber_id IN (${placeholders(subscriberIds.length)}) AND event_id IN (${placeholders(eventIds.length)})`,
       [...subscriberIds, ...eventIds],
     );
-    const read = found.filter((r) => wanted.has(`${r.subscriber_id}\u0000${r.event_id}`));
+    const read = found.filter((r) => wanted.has(deliveryKey(r.subscriber_id, r.event_id)));
     return read.map((r) => ({
       id: String(r.id),
       subscriberId: r.subscriber_id,

@@ -113,7 +113,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
    * Whether a subscriber's attempts are slow now (its oldest attempt in flight started more than
    * SLOW_LANE_MS ago): a timing-out subscriber must not make anyone wait for its attempts.
    */
-  isSlow(subscriberId: string, now = Date.now()): boolean {
+  isSlow(subscriberId: string, now: number): boolean {
     const oldest = this.lanes.get(subscriberId)?.started.values().next();
     return oldest !== undefined && oldest.done !== true && now - oldest.value > SLOW_LANE_MS;
   }

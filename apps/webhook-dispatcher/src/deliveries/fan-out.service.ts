@@ -3,7 +3,12 @@ import type { WebhookEventFacts } from '@ums/domain';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
 import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesMetrics } from './deliveries.metrics';
-import { type DeliveryKeyRow, DeliveriesRepository, type NewDelivery } from './deliveries.repository';
+import {
+  type DeliveryKeyRow,
+  DeliveriesRepository,
+  deliveryKey,
+  type NewDelivery,
+} from './deliveries.repository';
 import type { DeliveryJob } from './delivery.record';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
 import { EarlyAttempts } from './early-attempts.collector';
@@ -53,7 +58,7 @@ export class FanOutService {
     for (const event of events) {
       for (const { record } of this.directory.matching(event.facts)) {
         // An event twice in one chunk (a duplicate publish) is one delivery.
-        const key = `${record.id}\u0000${event.eventId}`;
+        const key = deliveryKey(record.id, event.eventId);
         if (keys.has(key)) continue;
         keys.add(key);
         rows.push({
@@ -116,7 +121,8 @@ export class FanOutService {
       });
     }
     const all = [...jobs.values()];
-    const waitFor = all.filter((job) => !this.dispatcher.isSlow(job.subscriberId));
+    const now = Date.now();
+    const waitFor = all.filter((job) => !this.dispatcher.isSlow(job.subscriberId, now));
     const early = new EarlyAttempts((finished) => this.dispatcher.settleLater(finished));
     await this.dispatcher.whenCapacity();
     this.dispatcher.submit(all, early.sink);
@@ -139,9 +145,9 @@ export class FanOutService {
     const stored = new Map<string, DeliveryKeyRow>();
     for (let i = 0; i < owed.length; i += INSERT_SLICE) {
       for (const row of await this.repository.readKeys(owed.slice(i, i + INSERT_SLICE))) {
-        stored.set(`${row.subscriberId}\u0000${row.eventId}`, row);
+        stored.set(deliveryKey(row.subscriberId, row.eventId), row);
       }
     }
-    early.adopt(new Map(owed.map((job) => [job, stored.get(`${job.subscriberId}\u0000${job.eventId}`)])));
+    early.adopt(new Map(owed.map((job) => [job, stored.get(deliveryKey(job.subscriberId, job.eventId))])));
   }
 }
