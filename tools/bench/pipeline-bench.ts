@@ -16,12 +16,17 @@ import { CpuMeter, findProcess, peakRssMb } from './process-usage';
  * delivery rows written DELIVERED by their insert, and
  * writes them to tmp/bench/pipeline-bench.json. Usage: pipeline-bench [--recipients N] [--senders N]
  * [--cpu-prof] (a V8 CPU profile per service process in tmp/bench/profiles, for Chrome DevTools)
- * [--heap-mb N] (`--max-old-space-size=N` for every service process, to see RSS against throughput).
+ * [--heap-mb N] (`--max-old-space-size=N` for every service process, to see RSS against throughput)
+ * [--node-option FLAG]... (more Node or V8 flags for every service process, e.g. `--trace-gc`, whose
+ * output goes to each service's log in tmp/bench/pipeline-logs).
  */
 async function main(): Promise<void> {
   const recipients = intArg('--recipients', 1_000_000);
   const senders = intArg('--senders', 1);
   const heapMb = process.argv.includes('--heap-mb') ? intArg('--heap-mb', 0) : undefined;
+  const nodeOptions = process.argv.flatMap((arg, i) =>
+    process.argv[i - 1] === '--node-option' ? [arg] : [],
+  );
   const profileDir = process.argv.includes('--cpu-prof')
     ? join(workspaceRoot(), 'tmp', 'bench', 'profiles')
     : undefined;
@@ -42,6 +47,7 @@ async function main(): Promise<void> {
       nodeArgs: [
         ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
         ...(heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`]),
+        ...nodeOptions,
       ],
       env: {
         LOG_LEVEL: 'warn',

@@ -133,7 +133,7 @@ function programConfig(
   return { program, configClasses: classes, variables: new Map(variables.map((v) => [v.name, v])) };
 }
 
-/** An app's variables: the platform classes forService adds (Http, Log, and Kafka/Mysql/Redis by flag) and its own. */
+/** An app's variables: the platform classes forService adds (Http, Log, Runtime, and Kafka/Mysql/Redis by flag) and its own. */
 export function readAppConfig(root: string, app: string): ProgramConfig {
   const modulePath = join(root, 'apps', app, 'src', 'app.module.ts');
   const source = readFileSync(modulePath, 'utf8');
@@ -145,6 +145,7 @@ export function readAppConfig(root: string, app: string): ProgramConfig {
   const classes = [
     'HttpConfig',
     'LogConfig',
+    'RuntimeConfig',
     ...(options.kafka ? ['KafkaConfig'] : []),
     ...(options.mysql ? ['MysqlConfig'] : []),
     ...(options.redis ? ['RedisConfig'] : []),

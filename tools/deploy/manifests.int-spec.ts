@@ -13,6 +13,7 @@ import {
   LogConfig,
   MysqlConfig,
   RedisConfig,
+  RuntimeConfig,
   SecretsConfig,
 } from '@ums/platform';
 import { envProblems, type ProgramConfig, readAppConfig, readToolConfig } from './app-config.reader';
@@ -64,6 +65,7 @@ const PLATFORM_CLASSES: Record<string, ConfigClass> = {
   KafkaConfig,
   MysqlConfig,
   RedisConfig,
+  RuntimeConfig,
   SecretsConfig,
 };
 

@@ -1,7 +1,8 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
-import { HttpConfig } from '../config/common.config';
+import { HttpConfig, RuntimeConfig } from '../config/common.config';
 import { createServiceApp, type ServiceAppOptions } from '../http/create-service-app';
+import { applyHeapGrowth } from './heap-growth';
 
 export type BootstrapOptions = ServiceAppOptions;
 
@@ -18,6 +19,8 @@ export async function bootstrapService(
   const app = await createServiceApp(rootModule, options);
   const logger = app.get(Logger);
   const http = app.get(HttpConfig);
+  const heapFlag = applyHeapGrowth(app.get(RuntimeConfig).HEAP_GROWING_PERCENT);
+  if (heapFlag !== undefined) logger.log(`V8 ${heapFlag}`);
   let shuttingDown = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

@@ -1,5 +1,12 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { HttpConfig, KafkaConfig, LogConfig, MysqlConfig, RedisConfig } from '../config/common.config';
+import {
+  HttpConfig,
+  KafkaConfig,
+  LogConfig,
+  MysqlConfig,
+  RedisConfig,
+  RuntimeConfig,
+} from '../config/common.config';
 import { type ConfigClass } from '../config/config-loader';
 import { ConfigModule } from '../config/config.module';
 import { type EnvSource, processEnv } from '../config/env-source';
@@ -29,7 +36,7 @@ export interface PlatformOptions {
 @Module({})
 export class PlatformModule {
   static forService(options: PlatformOptions): DynamicModule {
-    const configs: ConfigClass[] = [HttpConfig, LogConfig, ...(options.configs ?? [])];
+    const configs: ConfigClass[] = [HttpConfig, LogConfig, RuntimeConfig, ...(options.configs ?? [])];
     const imports: DynamicModule['imports'] = [];
     if (options.kafka) {
       configs.push(KafkaConfig);

@@ -1,4 +1,4 @@
-import { HttpConfig, KafkaConfig, MysqlConfig, RedisConfig } from './common.config';
+import { HttpConfig, KafkaConfig, MysqlConfig, RedisConfig, RuntimeConfig } from './common.config';
 import { ConfigValidationError, loadConfig, loadConfigs } from './config-loader';
 
 describe('loadConfigs', () => {
@@ -36,6 +36,13 @@ describe('loadConfigs', () => {
     );
     expect((error as ConfigValidationError).code).toBe('CONFIG_INVALID');
     expect((error as Error).message).toContain('KAFKA_BROKERS: KAFKA_BROKERS entries must be host:port');
+  });
+
+  it('bounds the heap growing percent (0 leaves V8 its own factor)', () => {
+    expect(loadConfig(RuntimeConfig, {}).HEAP_GROWING_PERCENT).toBe(100);
+    expect(loadConfig(RuntimeConfig, { HEAP_GROWING_PERCENT: '0' }).HEAP_GROWING_PERCENT).toBe(0);
+    expect(() => loadConfig(RuntimeConfig, { HEAP_GROWING_PERCENT: '301' })).toThrow('HEAP_GROWING_PERCENT');
+    expect(() => loadConfig(RuntimeConfig, { HEAP_GROWING_PERCENT: 'lots' })).toThrow('HEAP_GROWING_PERCENT');
   });
 
   it('requires variables without defaults', () => {
