@@ -13,6 +13,9 @@ import { SubscribersModule } from './subscribers/subscribers.module';
       mysql: true,
       redis: true,
       configs: [DeliveriesConfig, SecretsConfig],
+      // Its work is consuming: request lines come from a hook, so no request context (async
+      // tracking on every promise of the process) is set up by a logging middleware.
+      requestLogs: 'hook',
     }),
     SubscribersModule,
     DeliveriesModule,
