@@ -12,8 +12,7 @@ import { ExpansionModule } from './expansion/expansion.module';
       mysql: true,
       redis: false,
       configs: [ExpansionConfig],
-      // Its work is consuming: request lines come from a hook, so no request context (async
-      // tracking on every promise of the process) is set up by a logging middleware.
+      // A consumer: no request context tracking every promise of the process (see RequestLogMode).
       requestLogs: 'hook',
     }),
     ExpansionModule,

@@ -17,8 +17,7 @@ import { StatusModule } from './status/status.module';
       mysql: true,
       redis: true,
       configs: [RateLimitConfig, ProvidersConfig, SecretsConfig, SendingConfig],
-      // Its work is consuming: request lines come from a hook, so no request context (async
-      // tracking on every promise of the process) is set up by a logging middleware.
+      // A consumer: no request context tracking every promise of the process (see RequestLogMode).
       requestLogs: 'hook',
     }),
     RateLimitModule,

@@ -25,8 +25,7 @@ import { WhatsAppModule } from './whatsapp/whatsapp.module';
       mysql: false,
       redis: false,
       configs: [CredentialsConfig, StatsConfig, CallbacksConfig, SendingConfig],
-      // Thousands of sends a second: request lines come from a hook, so no request context (async
-      // tracking on every promise of the process) is set up by a logging middleware.
+      // Thousands of sends a second: no request context tracking every promise (see RequestLogMode).
       requestLogs: 'hook',
     }),
     CredentialsModule,

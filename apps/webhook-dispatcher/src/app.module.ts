@@ -13,8 +13,7 @@ import { SubscribersModule } from './subscribers/subscribers.module';
       mysql: true,
       redis: true,
       configs: [DeliveriesConfig, SecretsConfig],
-      // Its work is consuming: request lines come from a hook, so no request context (async
-      // tracking on every promise of the process) is set up by a logging middleware.
+      // A consumer: no request context tracking every promise of the process (see RequestLogMode).
       requestLogs: 'hook',
     }),
     SubscribersModule,

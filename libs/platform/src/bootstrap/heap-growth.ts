@@ -13,7 +13,7 @@ export function heapGrowingFlag(percent: number): string | undefined {
  * a service sets it from its validated config instead of each launcher passing it.
  * Measured in the pipeline benchmark, V8's own factor against 100: with 100,000 recipients, peak RSS
  * sender 405-420 against 279 MB and dispatcher 309-328 against 214-242 MB, at the same CPU per
- * process; with 1,000,000, sender 474 (an earlier session) against 320 MB. The sender's live set
+ * process; with 1,000,000, sender 474 (an earlier session) against 313-320 MB. The sender's live set
  * after a full collection stayed at 62-81 MB throughout.
  */
 export function applyHeapGrowth(percent: number): string | undefined {
