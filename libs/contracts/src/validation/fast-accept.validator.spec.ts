@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { IsString, ValidateIf, validateSync } from 'class-validator';
+import { IsISO8601, IsString, ValidateIf, validateSync } from 'class-validator';
 import { AllTopics } from '../topics/topics';
 import { type MessageClass, validateMessage } from './decode-message';
 import { fastAccept, hasFastPath } from './fast-accept.validator';
@@ -63,6 +63,15 @@ const odd: unknown[] = [
   '2026-11-24',
   '2026-11-24t10:00:00Z',
   '2026-11-24 10:00:00Z',
+  // toISOString's shape, real instants or not:
+  '2026-11-24T10:00:00.000Z',
+  '2024-02-29T23:59:59.999Z',
+  '2026-02-29T00:00:00.000Z',
+  '2026-04-31T00:00:00.000Z',
+  '2026-13-01T00:00:00.000Z',
+  '2026-11-24T24:00:00.000Z',
+  '2026-11-24T10:60:00.000Z',
+  '0999-01-01T00:00:00.000Z',
   'https://example.com/a.csv',
   'DE',
   'sms',
@@ -159,6 +168,39 @@ describe('fastAccept', () => {
       ),
     ).toBeUndefined();
     expect(fastAccept(cls, withKey({ a: 'b' }))).toBeDefined();
+  });
+
+  it("takes toISOString's timestamps without the validator, and nothing IsISO8601 refuses", () => {
+    class Stamped {
+      @IsISO8601({ strict: true })
+      strict!: string;
+
+      @IsISO8601()
+      loose!: string;
+    }
+    const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+    const samples: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      // Any field in or out of range, in toISOString's shape, and real instants from 1000 to 9999.
+      const year = 900 + Math.floor(Math.random() * 9200);
+      samples.push(
+        `${pad(year, 4)}-${pad(Math.floor(Math.random() * 14), 2)}-${pad(Math.floor(Math.random() * 33), 2)}T` +
+          `${pad(Math.floor(Math.random() * 25), 2)}:${pad(Math.floor(Math.random() * 61), 2)}:` +
+          `${pad(Math.floor(Math.random() * 61), 2)}.${pad(Math.floor(Math.random() * 1000), 3)}Z`,
+        new Date(
+          Date.UTC(1000, 0, 1) + Math.random() * (Date.UTC(9999, 11, 31) - Date.UTC(1000, 0, 1)),
+        ).toISOString(),
+      );
+    }
+    let accepted = 0;
+    for (const value of samples) {
+      const plain = { strict: value, loose: value };
+      const expected = reference(Stamped, { ...plain });
+      const fast = fastAccept(Stamped, { ...plain });
+      expect({ value, ok: fast === undefined ? expected.ok : true }).toEqual({ value, ok: expected.ok });
+      if (fast !== undefined) accepted++;
+    }
+    expect(accepted).toBeGreaterThanOrEqual(3000);
   });
 
   it('leaves a constraint that throws to class-validator, whose path refuses the message without throwing', () => {

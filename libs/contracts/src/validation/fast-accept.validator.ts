@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, type ValidationArguments, ValidationTypes } from 'class-validator';
+import { getMetadataStorage, IS_ISO8601, type ValidationArguments, ValidationTypes } from 'class-validator';
 import type { MessageClass } from './decode-message';
 
 /** A check class-validator would run on one property: the same constraint instance, the same arguments. */
@@ -101,10 +101,11 @@ function compile(cls: MessageClass<object>): ClassPlan | null {
           for (const constraint of storage.getTargetValidatorConstraints(metadata.constraintCls)) {
             if (constraint.async) return null;
             const instance = constraint.instance as { validate: PropertyCheck['validate'] };
+            const validate = instance.validate.bind(instance);
             checks.push({
               each: metadata.each,
               constraints: metadata.constraints,
-              validate: instance.validate.bind(instance),
+              validate: metadata.name === IS_ISO8601 ? orCanonicalTimestamp(validate) : validate,
             });
           }
           break;
@@ -210,4 +211,23 @@ function copiedAsIs(value: unknown): boolean {
     if (key in Object.prototype || !copiedAsIs((value as Record<string, unknown>)[key])) return false;
   }
   return true;
+}
+
+/** `toISOString()`'s own shape, years 1000-9999 (validator's date check reads other years its own way). */
+const CANONICAL_TIMESTAMP = /^[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * IsISO8601 with a shortcut for the timestamps every producer of ours writes (`toISOString()`):
+ * one that a Date gives back unchanged is a real instant in the strictest form the validator knows,
+ * so it passes, strict or not. Anything else goes to the validator's regular expressions and date
+ * check, which were 0.3-0.8 s of a service's CPU per 100,000 pipeline messages.
+ */
+function orCanonicalTimestamp(validate: PropertyCheck['validate']): PropertyCheck['validate'] {
+  return (value, args) => {
+    if (typeof value === 'string' && CANONICAL_TIMESTAMP.test(value)) {
+      const time = Date.parse(value);
+      if (!Number.isNaN(time) && new Date(time).toISOString() === value) return true;
+    }
+    return validate(value, args);
+  };
 }

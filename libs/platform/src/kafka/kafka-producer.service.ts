@@ -1,16 +1,10 @@
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { TopicDefinition } from '@ums/contracts';
-import {
-  CompressionTypes,
-  type IHeaders,
-  Kafka,
-  Partitioners,
-  type Producer,
-  type TopicMessages,
-} from 'kafkajs';
+import { CompressionTypes, type IHeaders, Kafka, type Producer, type TopicMessages } from 'kafkajs';
 import { HealthRegistry } from '../health/health-registry';
 import { KafkaMetrics } from './kafka.metrics';
 import { KafkaNames } from './kafka-names';
+import { Murmur2Partitioner } from './murmur2-partitioner';
 
 export interface RawRecord {
   readonly key: string | Buffer | null;
@@ -56,16 +50,16 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
     health: HealthRegistry,
     private readonly names: KafkaNames,
   ) {
-    // One request in flight keeps ordering per partition with idempotence on kafkajs. The default
-    // (murmur2) partitioner places keys as Java clients do. Retries stay bounded (the client's retry
-    // policy) so a caller learns that Kafka is unavailable (ingest answers 503) instead of hanging;
-    // a publish retried by the caller after that may duplicate on the broker, which the idempotent
-    // consumers absorb.
+    // One request in flight keeps ordering per partition with idempotence on kafkajs. Keys land where
+    // kafkajs's default partitioner and Java clients put them (murmur2-partitioner.ts). Retries stay
+    // bounded (the client's retry policy) so a caller learns that Kafka is unavailable (ingest
+    // answers 503) instead of hanging; a publish retried by the caller after that may duplicate on
+    // the broker, which the idempotent consumers absorb.
     this.producer = kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: Murmur2Partitioner,
     });
     this.producer.on(this.producer.events.CONNECT, () => (this.connected = true));
     this.producer.on(this.producer.events.DISCONNECT, () => (this.connected = false));
