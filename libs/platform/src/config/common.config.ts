@@ -53,6 +53,13 @@ export class KafkaConfig {
 
   /** Consumer group session timeout: how soon a dead consumer's partitions move to the others. */
   @Expose() @ToInt() @IsInt() @Min(6_000) @Max(300_000) KAFKA_SESSION_TIMEOUT_MS = 30_000;
+
+  /**
+   * Bytes a consumer's fetch may bring (over all its partitions; 1 MiB a partition at most). What a
+   * fetch brought stays in memory while any of its messages is being handled: kafkajs's 10 MiB put
+   * a sender's peak RSS at 275-295 MB with 100,000 pipeline recipients, 4 MiB at 248 MB, same CPU.
+   */
+  @Expose() @ToInt() @IsInt() @Min(1_048_576) @Max(67_108_864) KAFKA_FETCH_MAX_BYTES = 4_194_304;
 }
 
 export class MysqlConfig {

@@ -45,6 +45,20 @@ describe('loadConfigs', () => {
     expect(() => loadConfig(RuntimeConfig, { HEAP_GROWING_PERCENT: 'lots' })).toThrow('HEAP_GROWING_PERCENT');
   });
 
+  it('bounds the bytes of a consumer fetch', () => {
+    const brokers = { KAFKA_BROKERS: 'k:9092' };
+    expect(loadConfig(KafkaConfig, brokers).KAFKA_FETCH_MAX_BYTES).toBe(4_194_304);
+    expect(
+      loadConfig(KafkaConfig, { ...brokers, KAFKA_FETCH_MAX_BYTES: '1048576' }).KAFKA_FETCH_MAX_BYTES,
+    ).toBe(1_048_576);
+    expect(() => loadConfig(KafkaConfig, { ...brokers, KAFKA_FETCH_MAX_BYTES: '1000' })).toThrow(
+      'KAFKA_FETCH_MAX_BYTES',
+    );
+    expect(() => loadConfig(KafkaConfig, { ...brokers, KAFKA_FETCH_MAX_BYTES: '67108865' })).toThrow(
+      'KAFKA_FETCH_MAX_BYTES',
+    );
+  });
+
   it('requires variables without defaults', () => {
     expect(() => loadConfig(KafkaConfig, {})).toThrow('KAFKA_BROKERS');
     expect(() => loadConfig(HttpConfig, {})).toThrow('HTTP_PORT');

@@ -86,6 +86,7 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
         this.logger,
         this.names,
         this.config.KAFKA_SESSION_TIMEOUT_MS,
+        this.config.KAFKA_FETCH_MAX_BYTES,
       );
       this.consumers.push(consumer);
       await consumer.start();

@@ -54,6 +54,7 @@ export class TopicConsumer<V extends object> {
     private readonly logger: PinoLogger,
     private readonly names: KafkaNames,
     private readonly sessionTimeoutMs = 30_000,
+    private readonly fetchMaxBytes = 4_194_304,
   ) {
     this.tiers = options.retryTiers ?? [];
     this.chunkSize = Math.max(1, options.chunkSize ?? 1);
@@ -117,6 +118,7 @@ export class TopicConsumer<V extends object> {
       heartbeatInterval: Math.min(3_000, Math.floor(this.sessionTimeoutMs / 5)),
       allowAutoTopicCreation: false,
       maxBytesPerPartition: 1_048_576,
+      maxBytes: this.fetchMaxBytes,
       maxWaitTimeInMs: 500,
     });
     const flow: Flow = { consumer, groupId, delayed, lastActivity: Date.now(), batchesInFlight: new Map() };
