@@ -220,7 +220,8 @@ const CANONICAL_TIMESTAMP = /^[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
  * IsISO8601 with a shortcut for the timestamps every producer of ours writes (`toISOString()`):
  * one that a Date gives back unchanged is a real instant in the strictest form the validator knows,
  * so it passes, strict or not. Anything else goes to the validator's regular expressions and date
- * check, which were 0.3-0.8 s of a service's CPU per 100,000 pipeline messages.
+ * check: 0.3-0.8 s of a service's profiled CPU per 100,000 pipeline messages, and 0.3 of a provider
+ * event's 4.9 µs decode measured alone.
  */
 function orCanonicalTimestamp(validate: PropertyCheck['validate']): PropertyCheck['validate'] {
   return (value, args) => {
