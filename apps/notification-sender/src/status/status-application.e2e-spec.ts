@@ -307,6 +307,8 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
       ]),
       webhook([status(b, 'read'), status(b, 'read')]),
     ];
+    // Counted before posting: the dead letter can arrive while the later posts are still answered.
+    const before = seen.dead.length;
     for (const body of posts) {
       const response = await fetch(`${ingestUrl}/v1/callbacks/whatsapp/cred_wa`, {
         method: 'POST',
@@ -318,7 +320,6 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
       });
       expect(response.status).toBe(200);
     }
-    const before = seen.dead.length;
     await waitUntil(
       'the unknown id dead-lettered',
       () => seen.dead.length > before && seen.status.filter((e) => e.campaignId === 'cmp_wa').length >= 4,

@@ -36,6 +36,19 @@ describe('webhook-dispatcher: a backlogged healthy subscriber (real process)', (
       timeoutMs: 120_000,
       intervalMs: 200,
     });
+    // The subscriber counts a request when it arrives; the dispatcher settles its row once the answer is
+    // back (read at once, the last row could still be PENDING). A row left unsettled times out here.
+    await waitUntil(
+      'every delivery row settled',
+      async () => {
+        const [row] = (await fixture.ds.query(
+          `SELECT COUNT(*) AS n FROM deliveries WHERE subscriber_id = ? AND state <> 'PENDING'`,
+          [id],
+        )) as { n: number | string }[];
+        return Number(row?.n) >= EVENTS;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     const rows = (await fixture.ds.query(
       `SELECT state, attempts, COUNT(*) AS n FROM deliveries WHERE subscriber_id = ? GROUP BY state, attempts`,
       [id],
