@@ -53,8 +53,9 @@ export class TopicConsumer<V extends object> {
     private readonly metrics: KafkaMetrics,
     private readonly logger: PinoLogger,
     private readonly names: KafkaNames,
-    private readonly sessionTimeoutMs = 30_000,
-    private readonly fetchMaxBytes = 4_194_304,
+    /** KafkaConfig's values, validated there: the one place their defaults live. */
+    private readonly sessionTimeoutMs: number,
+    private readonly fetchMaxBytes: number,
   ) {
     this.tiers = options.retryTiers ?? [];
     this.chunkSize = Math.max(1, options.chunkSize ?? 1);
