@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, FailureReason, MessageStatus } from '@ums/contracts';
 import { MessageEvent, transitionMessage } from '@ums/domain';
-import { jsonColumn } from '@ums/platform';
+import { jsonColumn, type JsonRowsColumn, jsonRows, jsonRowsTable } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import { countFinishedBatches, foldCounterDeltas, type FoldResult, moveCounters } from './run-counters';
 
@@ -47,6 +47,19 @@ export type RecordedOutcome =
   | ({ readonly id: string; readonly kind: 'released'; readonly notSent?: boolean } & OutcomeDetail);
 
 type FailureOutcome = Exclude<RecordedOutcome, { kind: 'sent' }>;
+
+const SENT_COLUMNS: readonly JsonRowsColumn[] = [
+  { name: 'id', type: 'BIGINT UNSIGNED' },
+  { name: 'provider_message_id', type: 'VARCHAR(256)' },
+];
+
+const FAILURE_COLUMNS: readonly JsonRowsColumn[] = [
+  { name: 'id', type: 'BIGINT UNSIGNED' },
+  { name: 'reason', type: 'VARCHAR(32)' },
+  { name: 'error_code', type: 'VARCHAR(64)' },
+  { name: 'error_text', type: 'VARCHAR(1024)' },
+  { name: 'give_back', type: 'BIGINT UNSIGNED' },
+];
 
 const EVENT_OF: Readonly<Record<RecordedOutcome['kind'], MessageEvent>> = {
   sent: MessageEvent.Accept,
@@ -166,7 +179,11 @@ export class MessageClaimsRepository {
         const transition = transitionMessage(MessageStatus.Sending, event);
         if (!transition.ok) continue;
         if (outcome.kind === 'sent') sent.push(outcome);
-        else failures.set(transition.next, [...(failures.get(transition.next) ?? []), outcome]);
+        else {
+          const list = failures.get(transition.next);
+          if (list === undefined) failures.set(transition.next, [outcome]);
+          else list.push(outcome);
+        }
         changes.push({
           messageId: outcome.id,
           runId: nullableString(row['run_id']),
@@ -187,42 +204,47 @@ export class MessageClaimsRepository {
               }),
         });
       }
+      // Per-row values come in as one JSON document (jsonRowsTable): CASE id WHEN ... lists are
+      // scanned for every row, quadratic in the batch.
       if (sent.length > 0) {
         await manager.query(
-          `UPDATE messages FORCE INDEX (PRIMARY)
-              SET state = 'SENT', sent_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3),
-                  provider_message_id = CASE id ${sent.map(() => 'WHEN ? THEN ?').join(' ')} END
-            WHERE id IN (?)`,
-          [...sent.flatMap((s) => [s.id, s.providerMessageId]), sent.map((s) => s.id)],
+          `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(SENT_COLUMNS, 'v')} ON m.id = v.id
+              SET m.state = 'SENT', m.sent_at = UTC_TIMESTAMP(3), m.updated_at = UTC_TIMESTAMP(3),
+                  m.provider_message_id = v.provider_message_id`,
+          [
+            jsonRows(
+              SENT_COLUMNS,
+              sent.map((s) => ({ id: s.id, provider_message_id: s.providerMessageId })),
+            ),
+          ],
         );
       }
       for (const [state, list] of failures) {
         const extra =
           state === MessageStatus.Failed
-            ? 'failed_at = UTC_TIMESTAMP(3),'
+            ? 'm.failed_at = UTC_TIMESTAMP(3),'
             : state === MessageStatus.Pending
-              ? `claim_token = NULL, claimed_at = NULL,
-                 attempts = GREATEST(CAST(attempts AS SIGNED) - CASE id ${list.map(() => 'WHEN ? THEN ?').join(' ')} ELSE 0 END, 0),`
+              ? `m.claim_token = NULL, m.claimed_at = NULL,
+                 m.attempts = GREATEST(CAST(m.attempts AS SIGNED) - CAST(v.give_back AS SIGNED), 0),`
               : '';
-        const giveBack =
-          state === MessageStatus.Pending
-            ? list.flatMap((o) => [o.id, o.kind === 'released' && o.notSent === true ? 1 : 0])
-            : [];
         await manager.query(
-          `UPDATE messages FORCE INDEX (PRIMARY)
-              SET state = ?, ${extra}
-                  reason = CASE id ${list.map(() => 'WHEN ? THEN ?').join(' ')} END,
-                  error_code = CASE id ${list.map(() => 'WHEN ? THEN ?').join(' ')} END,
-                  error_text = CASE id ${list.map(() => 'WHEN ? THEN ?').join(' ')} END,
-                  updated_at = UTC_TIMESTAMP(3)
-            WHERE id IN (?)`,
+          `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(FAILURE_COLUMNS, 'v')} ON m.id = v.id
+              SET m.state = ?, ${extra}
+                  m.reason = v.reason, m.error_code = v.error_code, m.error_text = v.error_text,
+                  m.updated_at = UTC_TIMESTAMP(3)`,
           [
+            jsonRows(
+              FAILURE_COLUMNS,
+              list.map((o) => ({
+                id: o.id,
+                reason: o.reason,
+                error_code: o.code?.slice(0, 64) ?? null,
+                error_text: o.text?.slice(0, 1024) ?? null,
+                // A release of a message never sent gives its attempt back.
+                give_back: o.kind === 'released' && o.notSent === true ? '1' : '0',
+              })),
+            ),
             state,
-            ...giveBack,
-            ...list.flatMap((o) => [o.id, o.reason]),
-            ...list.flatMap((o) => [o.id, o.code?.slice(0, 64) ?? null]),
-            ...list.flatMap((o) => [o.id, o.text?.slice(0, 1024) ?? null]),
-            list.map((o) => o.id),
           ],
         );
       }

@@ -1,4 +1,5 @@
 export * from './data-source-options';
+export * from './json-rows';
 export * from './migration-runner';
 export * from './migrations';
 export * from './mysql-connection-settings';
