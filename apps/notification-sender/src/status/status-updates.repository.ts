@@ -211,43 +211,46 @@ export class StatusUpdatesRepository {
     }
     for (const [state, group] of byState) {
       const failed = state === MessageStatus.Failed;
-      const columns: SetColumn[] = [
+      const candidates: SetColumn[] = [
         // Only rows that have none yet (a status that came before our SENT record) need it set.
         {
           name: 'provider_message_id',
           keep: true,
-          type: 'VARCHAR(256)' as const,
+          type: 'VARCHAR(256)',
           valueOf: (p: RowPlan) => (p.row.provider_message_id === null ? p.providerMessageId : undefined),
         },
-        ...(['sent_at', 'delivered_at', 'read_at', 'failed_at'] as const).map((name) => ({
+        ...(['sent_at', 'delivered_at', 'read_at', 'failed_at'] as const).map((name): SetColumn => ({
           name,
           keep: true,
-          type: 'DATETIME(3)' as const,
+          type: 'DATETIME(3)',
           valueOf: (p: RowPlan) => p.times[name],
         })),
         ...(failed
-          ? [
+          ? ([
               {
                 name: 'reason',
                 keep: false,
-                type: 'VARCHAR(32)' as const,
+                type: 'VARCHAR(32)',
                 valueOf: (p: RowPlan) => p.failure?.reason ?? null,
               },
               {
                 name: 'error_code',
                 keep: false,
-                type: 'VARCHAR(64)' as const,
+                type: 'VARCHAR(64)',
                 valueOf: (p: RowPlan) => p.failure?.errorCode ?? null,
               },
               {
                 name: 'error_text',
                 keep: false,
-                type: 'VARCHAR(1024)' as const,
+                type: 'VARCHAR(1024)',
                 valueOf: (p: RowPlan) => p.failure?.errorText ?? null,
               },
-            ]
+            ] satisfies SetColumn[])
           : []),
-      ].filter((column) => group.some((plan) => column.valueOf(plan) != null) || !column.keep);
+      ];
+      const columns = candidates.filter(
+        (column) => group.some((plan) => column.valueOf(plan) != null) || !column.keep,
+      );
       const tableColumns: JsonRowsColumn[] = [{ name: 'id', type: 'BIGINT UNSIGNED' }, ...columns];
       const values = group.map((plan) => {
         const row: Record<string, string | null | undefined> = { id: String(plan.row.id) };
