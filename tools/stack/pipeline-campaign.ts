@@ -38,6 +38,8 @@ export interface PipelineCampaignOptions {
   /** Progress line per second while the campaign runs. */
   readonly say: (line: string) => void;
   readonly timeoutMs: number;
+  /** Called once the pipeline has settled, before the status topic is read back for the check. */
+  readonly onSettled?: () => void;
 }
 
 /** When each stage finished, in ms after the run was started (import times are before the start). */
@@ -48,7 +50,9 @@ export interface PipelineTimeline {
   readonly firstRelayedMs: number | null;
   readonly expandedMs: number | null;
   readonly sentMs: number | null;
+  /** The first poll that saw every callback applied (1-second resolution). */
   readonly callbacksMs: number | null;
+  /** When the subscriber first accepted the last status event (null if any is missing). */
   readonly relayedMs: number | null;
 }
 
@@ -163,6 +167,7 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
     await callApi('POST', `${urls.scheduler}/v1/campaigns/${campaign.id}/start`, {});
     const startedAt = new Date();
     const progress = await followProgress(options, campaign.id, credential.id, subscriber, startedAt);
+    options.onSettled?.();
 
     const published = await statusEventIds(options.brokers, campaign.id);
     say(
@@ -180,7 +185,11 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
     }
     if (missing > 0)
       say(`${fmt(missing)} status events not relayed, ${fmt(inFlight)} deliveries still pending or retrying`);
-    const relayedMs = missing === 0 ? Date.now() - startedAt.getTime() : null;
+    // The last first receipt, not now: the quiet seconds and the topic read above are the check, not the relay.
+    const relayedMs =
+      missing === 0 && subscriber.lastAcceptedAt !== undefined
+        ? subscriber.lastAcceptedAt - startedAt.getTime()
+        : null;
     const stats = await simulatorStats(urls.simulator, credential.id);
     return {
       credentialId: credential.id,
@@ -310,10 +319,12 @@ async function followProgress(
         `delivered ${fmt(c.delivered)} read ${fmt(c.read)} (callbacks pending ${fmt(stats.callbacks.pending)}) | ` +
         `relayed ${fmt(relayed)} (+${fmt(relayed - previous.relayed)}/s)`,
     );
-    const moving =
-      statuses !== previous.statuses || relayed !== previous.relayed || stats.callbacks.pending > 0;
+    const applying = statuses !== previous.statuses || stats.callbacks.pending > 0;
+    const moving = applying || relayed !== previous.relayed;
     previous = { total: c.total, sent: settledSends, statuses, relayed };
-    if (settled && callbacksMs === null && stats.callbacks.pending === 0 && !moving) callbacksMs = since();
+    // Applied once the run settled and the status counters stood still for a second with nothing left
+    // to post (the relay may still be going: it has its own end, relayedMs).
+    if (settled && callbacksMs === null && !applying) callbacksMs = since();
     quietSeconds = settled && !moving ? quietSeconds + 1 : 0;
     // Two quiet seconds: the sender has applied what ingest published, the dispatcher has relayed it.
     if (quietSeconds >= 2)

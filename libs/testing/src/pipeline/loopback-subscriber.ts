@@ -40,6 +40,8 @@ export class LoopbackSubscriber {
   /** webhook-ids answered 2xx, in order, each once (empty when started with `keepRequests: false`). */
   readonly accepted: string[] = [];
   private readonly acceptedIds = new Set<string>();
+  /** When the newest webhook-id was first answered 2xx (epoch ms): the end of a relay, whatever polls it. */
+  lastAcceptedAt?: number;
   /** Requests received, and how many of them failed signature verification (counted in both modes). */
   requests = 0;
   private invalid = 0;
@@ -111,6 +113,7 @@ export class LoopbackSubscriber {
         const accept = (): void => {
           if (!subscriber.acceptedIds.has(webhookId)) {
             subscriber.acceptedIds.add(webhookId);
+            subscriber.lastAcceptedAt = Date.now();
             if (subscriber.keepRequests) subscriber.accepted.push(webhookId);
           }
           res.writeHead(204).end();
