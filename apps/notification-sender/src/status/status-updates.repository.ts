@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, type FailureReason, MessageStatus } from '@ums/contracts';
 import { decideStatus } from '@ums/domain';
-import { type JsonRowsColumn, jsonRows, jsonRowsTable } from '@ums/platform';
+import { type JsonRowsColumn, jsonRows, jsonRowsTable, sqlDateTime } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { moveCounters } from '../sending/run-counters';
 
@@ -131,7 +131,7 @@ export class StatusUpdatesRepository {
         plan.to = decision.next;
         plan.providerMessageId ??= report.providerMessageId;
         const column = TIME_COLUMN[decision.next];
-        if (column !== undefined) plan.times[column] = sqlTime(report.occurredAt);
+        if (column !== undefined) plan.times[column] = sqlDateTime(report.occurredAt);
         if (decision.next === MessageStatus.Failed) {
           plan.failure = { reason: report.reason, errorCode: report.errorCode, errorText: report.errorText };
         }
@@ -287,9 +287,4 @@ function newPlan(row: MessageRow): RowPlan {
 
 function absorbedNone(): Record<'duplicate' | 'regression' | 'terminal' | 'not-reportable', number> {
   return { duplicate: 0, regression: 0, terminal: 0, 'not-reportable': 0 };
-}
-
-/** ISO 8601 as a DATETIME(3) literal in UTC. */
-function sqlTime(iso: string): string {
-  return new Date(iso).toISOString().slice(0, 23).replace('T', ' ');
 }
