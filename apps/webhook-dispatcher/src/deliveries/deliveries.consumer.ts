@@ -15,14 +15,10 @@ import { FanOutService, type WebhookEvent } from './fan-out.service';
 /**
  * Status and inbound events fanned out to subscribers, and deliveries to attempt again: replays and
  * retries. Retries wait on the ums.webhook.retry-* tiers, read by their own group (the platform holds
- * each tier partition until its head is due), so fresh events never queue behind them. Fan-out takes
- * FAN_OUT_CHUNKS_AT_ONCE chunks of a partition at a time: their attempts overlap, their rows are written
- * in chunk order (FanOutService), so delivery ids follow event order within a partition (the order a
+ * each tier partition until its head is due), so fresh events never queue behind them. Fan-out runs
+ * one chunk per partition at a time so delivery ids follow event order within a partition (the order a
  * resurrect replays in); the attempts themselves run outside the handler.
  */
-/** Chunks of one partition fanned out at once: one at a time left a third of the dispatcher idle. */
-const FAN_OUT_CHUNKS_AT_ONCE = 3;
-
 @Injectable()
 export class DeliveriesConsumer {
   constructor(
@@ -36,7 +32,7 @@ export class DeliveriesConsumer {
     topic: Topics.messageStatus,
     groupId: 'webhook-dispatcher.status',
     chunkSize: 200,
-    concurrency: FAN_OUT_CHUNKS_AT_ONCE,
+    concurrency: 1,
   })
   async onStatus(messages: readonly ConsumedMessage<MessageStatusV1>[]): Promise<void> {
     await this.fanOut.handle(
@@ -53,7 +49,7 @@ export class DeliveriesConsumer {
     topic: Topics.inboundMessages,
     groupId: 'webhook-dispatcher.inbound',
     chunkSize: 200,
-    concurrency: FAN_OUT_CHUNKS_AT_ONCE,
+    concurrency: 1,
   })
   async onInbound(messages: readonly ConsumedMessage<InboundMessageV1>[]): Promise<void> {
     const events: WebhookEvent[] = messages.map((m) => ({

@@ -402,26 +402,6 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     expect(await settledAtInsert(hanging.id)).toBe(0);
   });
 
-  it('writes the rows of chunks fanned out side by side in event order, so delivery ids follow the partition', async () => {
-    const slow = await subscriberFor('order');
-    // Slow answers keep the two 200-event chunks waiting on their attempts, while the 50-event chunk
-    // after them (too small to wait: its rows go first) could write at once, ahead of both.
-    slow.server.mode = { kind: 'ok', delayMs: 100 };
-    const ids = eventIds('order', 450);
-    await publishStatuses('order', 'cmp-order', ids);
-    await waitUntil(
-      'every delivery settled',
-      async () => (await deliveryStates(slow.id))['DELIVERED'] === ids.length,
-      { timeoutMs: 30_000 },
-    );
-    const rows: { event_id: string }[] = await ds.query(
-      'SELECT event_id FROM deliveries WHERE subscriber_id = ? ORDER BY id',
-      [slow.id],
-    );
-    expect(rows.map((r) => r.event_id)).toEqual(ids);
-    expect(slow.server.accepted).toHaveLength(ids.length);
-  });
-
   it('loses nothing when the dispatcher is SIGKILLed with deliveries queued and in flight', async () => {
     const slow = await subscriberFor('crash');
     // 64 in flight at most (the subscriber's lane), 100 ms each: the rest waits in memory when the kill lands.

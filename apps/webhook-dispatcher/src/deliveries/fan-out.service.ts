@@ -12,7 +12,6 @@ import {
 import type { DeliveryJob } from './delivery.record';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
 import { EarlyAttempts } from './early-attempts.collector';
-import { type WriteTurn, WriteTurns } from './write-turns.sequencer';
 
 /** One consumed event, with the exact body subscribers get. */
 export interface WebhookEvent {
@@ -41,16 +40,9 @@ const ATTEMPT_FIRST_GRACE_MS = 1_000;
  * a read-back and an update), the rest PENDING under a lease, and their results are written back as
  * usual. Subscribers whose attempts are slow already are not waited for. A crash before the insert
  * leaves the offsets uncommitted: the events come again and are attempted again (at least once).
- *
- * The consumers hand over several chunks of a partition at once, so one chunk's attempts overlap the
- * next one's (one chunk at a time left the dispatcher a third idle while a backlog drained). The rows
- * are still written one chunk after the other, in the order the chunks were handed over, so delivery
- * ids follow event order within a partition (the order a resurrect replays in).
  */
 @Injectable()
 export class FanOutService {
-  private readonly writeTurns = new WriteTurns();
-
   constructor(
     private readonly directory: SubscriberDirectory,
     private readonly repository: DeliveriesRepository,
@@ -60,17 +52,6 @@ export class FanOutService {
   ) {}
 
   async handle(events: readonly WebhookEvent[]): Promise<void> {
-    // Taken before the first await: the turns follow the order the chunks were handed over.
-    const first = events[0]?.source;
-    const turn = this.writeTurns.take(first === undefined ? '' : `${first.topic}:${first.partition}`);
-    try {
-      await this.fanOut(events, turn);
-    } finally {
-      turn.release();
-    }
-  }
-
-  private async fanOut(events: readonly WebhookEvent[], turn: WriteTurn): Promise<void> {
     const rows: NewDelivery[] = [];
     const sources = new Map<string, WebhookEvent>();
     const keys = new Set<string>();
@@ -91,11 +72,10 @@ export class FanOutService {
       }
     }
     if (events.length >= ATTEMPT_FIRST_AT) {
-      await this.attemptFirst(rows, sources, turn);
+      await this.attemptFirst(rows, sources);
       return;
     }
     const jobs: DeliveryJob[] = [];
-    await turn.ready;
     for (let i = 0; i < rows.length; i += INSERT_SLICE) {
       const slice = rows.slice(i, i + INSERT_SLICE);
       const stored = await this.repository.insertAndRead(slice, this.config.WEBHOOK_PENDING_LEASE_MS);
@@ -116,7 +96,6 @@ export class FanOutService {
         });
       }
     }
-    turn.release();
     await this.dispatcher.whenCapacity();
     this.dispatcher.submit(jobs);
   }
@@ -124,7 +103,6 @@ export class FanOutService {
   private async attemptFirst(
     rows: readonly NewDelivery[],
     sources: ReadonlyMap<string, WebhookEvent>,
-    turn: WriteTurn,
   ): Promise<void> {
     const firstAttemptAt = new Date().toISOString();
     const jobs = new Map<NewDelivery, DeliveryJob>();
@@ -149,8 +127,6 @@ export class FanOutService {
     await this.dispatcher.whenCapacity();
     this.dispatcher.submit(all, early.sink);
     await early.settled(waitFor, ATTEMPT_FIRST_GRACE_MS);
-    // Attempts still answering while the chunk before writes its rows count as delivered at insert too.
-    await turn.ready;
     const delivered = early.close();
 
     const written: NewDelivery[] = rows.map((row) => {
@@ -161,7 +137,6 @@ export class FanOutService {
     for (let i = 0; i < written.length; i += INSERT_SLICE) {
       await this.repository.insert(written.slice(i, i + INSERT_SLICE), this.config.WEBHOOK_PENDING_LEASE_MS);
     }
-    turn.release();
     const missed = written.filter((row) => row.state === 'MISSED').length;
     if (missed > 0) this.metrics.deliveries.inc({ outcome: 'missed' }, missed);
     await this.dispatcher.deliveredAtInsert([...delivered.keys()]);
