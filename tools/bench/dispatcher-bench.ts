@@ -28,6 +28,7 @@ import { CpuMeter, findProcess } from './process-usage';
  *
  * Usage: npm run -s build && node -r ./dist/tools/runtime/register-aliases.js \
  *   dist/tools/bench/dispatcher-bench.js [--events 20000] [--rate 500] [--seconds 10] [--scenarios a,b,c]
+ *   [--answer-ms N] (the subscriber answers each request N ms after it arrived; default at once)
  *   [--cpu-prof] (a V8 CPU profile of the dispatcher process in tmp/bench/profiles)
  */
 interface Figures {
@@ -50,7 +51,8 @@ class Receiver {
   duplicates = 0;
   private constructor(readonly server: Server) {}
 
-  static async start(): Promise<Receiver> {
+  /** `answerMs` > 0 answers each request that much later: a subscriber across a network, or one doing work. */
+  static async start(answerMs: number): Promise<Receiver> {
     const server = createServer({ keepAliveTimeout: 60_000 });
     const receiver = new Receiver(server);
     server.on('request', (req, res) => {
@@ -59,7 +61,8 @@ class Receiver {
         const id = String(req.headers['webhook-id']);
         if (receiver.firstSeen.has(id)) receiver.duplicates++;
         else receiver.firstSeen.set(id, performance.timeOrigin + performance.now());
-        res.writeHead(204).end();
+        if (answerMs > 0) setTimeout(() => res.writeHead(204).end(), answerMs);
+        else res.writeHead(204).end();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
   const events = Number(argument('--events') ?? 20_000);
   const rate = Number(argument('--rate') ?? 500);
   const seconds = Number(argument('--seconds') ?? 10);
+  const answerMs = Number(argument('--answer-ms') ?? 0);
   const outDir = join(workspaceRoot(), 'tmp', 'bench');
   mkdirSync(outDir, { recursive: true });
   process.env['UMS_TEST_LOG_DIR'] = join(outDir, 'logs');
@@ -99,7 +103,7 @@ async function main(): Promise<void> {
   const db = await createTestDatabase('dispatcher_bench');
   const ds = createDataSource(db.settings);
   let dispatcher: ServiceProcess | undefined;
-  const receiver = await Receiver.start();
+  const receiver = await Receiver.start(answerMs);
   const producer = kafka.producer();
   const figures: Figures[] = [];
   try {
