@@ -40,7 +40,7 @@ export class LoopbackSubscriber {
   /** webhook-ids answered 2xx, in order, each once (empty when started with `keepRequests: false`). */
   readonly accepted: string[] = [];
   private readonly acceptedIds = new Set<string>();
-  /** When the newest webhook-id was first answered 2xx (epoch ms): the end of a relay, whatever polls it. */
+  /** When a webhook-id was last answered 2xx for the first time (epoch ms): a relay's end, not the next poll's. */
   lastAcceptedAt?: number;
   /** Requests received, and how many of them failed signature verification (counted in both modes). */
   requests = 0;
