@@ -18,6 +18,7 @@ export * from './messages/webhook-delivery.message';
 export * from './topics/headers';
 export * from './topics/topic-definition';
 export * from './topics/topics';
+export * from './validation/canonical-timestamp';
 export * from './validation/decode-message';
 export * from './validation/field-issue';
 export * from './validation/is-string-record.validator';

@@ -1,3 +1,5 @@
+import { isCanonicalTimestamp } from '@ums/contracts';
+
 /** A DATETIME column as ISO 8601 (the pool reads DATETIME as UTC Dates), or null. */
 export function isoOrNull(value: unknown): string | null {
   return value instanceof Date ? value.toISOString() : null;
@@ -10,15 +12,12 @@ export function jsonColumn(value: unknown): unknown {
   return typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
 }
 
-/** The canonical UTC form our producers write (`Date.prototype.toISOString`). */
-const CANONICAL_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 /**
- * A validated ISO 8601 instant as a DATETIME(3) literal in UTC. The canonical form is cut, not parsed:
- * a Date round trip (toISOString formats through the C library) costs about a microsecond, once per
- * applied status on the sender's hot path. Other forms (offsets, no milliseconds) go through Date.
+ * A validated ISO 8601 instant as a DATETIME(3) literal in UTC. The canonical form (`isCanonicalTimestamp`)
+ * is cut, not parsed: a Date round trip costs about a microsecond, once per applied status on the
+ * sender's hot path. Other forms (offsets, no milliseconds) go through Date.
  */
 export function sqlDateTime(iso: string): string {
-  if (CANONICAL_UTC.test(iso)) return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+  if (isCanonicalTimestamp(iso)) return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
   return new Date(iso).toISOString().slice(0, 23).replace('T', ' ');
 }
