@@ -12,7 +12,8 @@ import { type PipelineCampaignResult, runPipelineCampaign } from './stack/pipeli
  * second and a summary; then it stops everything. Options: --recipients N (default 100,000),
  * --rate N (the credential's messages/s, default 5,000), --fail-rate, --error-rate and
  * --throttle-rate (shares 0..1 of permanent refusals, 5xx and 429 answers at the simulated
- * provider), --keep leaves the stack running (ports 3000-3005; Kafka detached in .cache/kafka/dev),
+ * provider), --subscriber-batch N (events per webhook request the demo's subscriber asks for, 1 to 500,
+ * default 1), --keep leaves the stack running (ports 3000-3005; Kafka detached in .cache/kafka/dev),
  * --kafka-port N starts the broker on that port.
  */
 async function main(): Promise<void> {
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
   const failRate = shareArg('--fail-rate', 0.001);
   const errorRate = shareArg('--error-rate', 0.002);
   const throttleRate = shareArg('--throttle-rate', 0);
+  const subscriberBatch = numberArg('--subscriber-batch', 1);
+  if (subscriberBatch > 500) throw new Error('--subscriber-batch is at most 500');
   const portArg = process.argv.indexOf('--kafka-port');
   const kafkaPort = portArg > 0 ? Number(process.argv[portArg + 1]) : undefined;
   if (kafkaPort !== undefined && !(Number.isInteger(kafkaPort) && kafkaPort > 0 && kafkaPort < 65536)) {
@@ -79,6 +82,7 @@ async function main(): Promise<void> {
         delayMs: 200,
       },
       tenantId: 'demo',
+      subscriberBatch,
       say,
       timeoutMs: 1_800_000,
     });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { AllTopics, Channel, MessageStatus, type MessageStatusV1, Topics } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
+  batchEventIds,
   createTestDatabase,
   type KafkaBrokerHandle,
   serviceEnv,
@@ -29,6 +30,7 @@ import { CpuMeter, findProcess } from './process-usage';
  * Usage: npm run -s build && node -r ./dist/tools/runtime/register-aliases.js \
  *   dist/tools/bench/dispatcher-bench.js [--events 20000] [--rate 500] [--seconds 10] [--scenarios a,b,c]
  *   [--answer-ms N] (the subscriber answers each request N ms after it arrived; default at once)
+ *   [--batch N] (the subscribers take up to N events per request, `maxEventsPerRequest`; default 1)
  *   [--cpu-prof] (a V8 CPU profile of the dispatcher process in tmp/bench/profiles)
  */
 interface Figures {
@@ -56,11 +58,19 @@ class Receiver {
     const server = createServer({ keepAliveTimeout: 60_000 });
     const receiver = new Receiver(server);
     server.on('request', (req, res) => {
-      req.resume();
+      const webhookId = String(req.headers['webhook-id']);
+      const batch = webhookId.startsWith('batch_');
+      const chunks: Buffer[] = [];
+      // A single event's id is its webhook-id; only a batch body is read, for its events' ids.
+      if (batch) req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      else req.resume();
       req.on('end', () => {
-        const id = String(req.headers['webhook-id']);
-        if (receiver.firstSeen.has(id)) receiver.duplicates++;
-        else receiver.firstSeen.set(id, performance.timeOrigin + performance.now());
+        const at = performance.timeOrigin + performance.now();
+        const ids = batch ? batchEventIds(Buffer.concat(chunks).toString('utf8')) : [webhookId];
+        for (const id of ids) {
+          if (receiver.firstSeen.has(id)) receiver.duplicates++;
+          else receiver.firstSeen.set(id, at);
+        }
         if (answerMs > 0) setTimeout(() => res.writeHead(204).end(), answerMs);
         else res.writeHead(204).end();
       });
@@ -85,6 +95,8 @@ async function main(): Promise<void> {
   const rate = Number(argument('--rate') ?? 500);
   const seconds = Number(argument('--seconds') ?? 10);
   const answerMs = Number(argument('--answer-ms') ?? 0);
+  const batch = Number(argument('--batch') ?? 1);
+  if (!Number.isInteger(batch) || batch < 1 || batch > 500) throw new Error('--batch is 1 to 500');
   const outDir = join(workspaceRoot(), 'tmp', 'bench');
   mkdirSync(outDir, { recursive: true });
   process.env['UMS_TEST_LOG_DIR'] = join(outDir, 'logs');
@@ -127,6 +139,7 @@ async function main(): Promise<void> {
       },
     });
     const url = dispatcher.url;
+    say(`subscribers take ${batch === 1 ? 'one event' : `up to ${batch} events`} per request`);
     const scenarios: { name: string; tenant: string; other?: 'dead' | 'down' }[] = [
       { name: 'one healthy subscriber', tenant: 'bench-a' },
       { name: 'healthy + a dead (tombstoned) subscriber', tenant: 'bench-b', other: 'dead' },
@@ -134,16 +147,16 @@ async function main(): Promise<void> {
     ];
     const only = (argument('--scenarios') ?? 'a,b,c').split(',');
     // Warm-up: consumer groups joined, JIT and connection pools warm before anything is measured.
-    await subscribe(url, 'bench-warm', receiver.url);
+    await subscribe(url, 'bench-warm', receiver.url, batch);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     for (let i = 0; i < 5_000; i += 1_000)
       await publish(producer, names, 'bench-warm', 'warm-', i, i + 1_000);
     await waitFor(() => receiver.count('warm-') >= 5_000, 120_000);
     for (const scenario of scenarios.filter((s) => only.includes(s.tenant.slice(-1)))) {
-      await subscribe(url, scenario.tenant, receiver.url);
+      await subscribe(url, scenario.tenant, receiver.url, batch);
       if (scenario.other !== undefined) {
         // Port 1 on loopback: nothing listens, every attempt is refused at once.
-        const id = await subscribe(url, scenario.tenant, 'http://127.0.0.1:1/hook');
+        const id = await subscribe(url, scenario.tenant, 'http://127.0.0.1:1/hook', batch);
         if (scenario.other === 'dead')
           await ds.query(`UPDATE subscribers SET state = 'DEAD' WHERE id = ?`, [id]);
       }
@@ -180,11 +193,17 @@ async function main(): Promise<void> {
   }
 }
 
-async function subscribe(url: string, tenantId: string, target: string): Promise<string> {
+async function subscribe(url: string, tenantId: string, target: string, batch: number): Promise<string> {
   const response = await fetch(`${url}/v1/subscribers`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ tenantId, url: target, eventTypes: ['message.status'], internal: true }),
+    body: JSON.stringify({
+      tenantId,
+      url: target,
+      eventTypes: ['message.status'],
+      internal: true,
+      maxEventsPerRequest: batch,
+    }),
   });
   if (response.status !== 201)
     throw new Error(`subscriber not created: ${response.status} ${await response.text()}`);

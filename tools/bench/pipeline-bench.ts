@@ -15,6 +15,8 @@ import { CpuMeter, findProcess, peakRssMb } from './process-usage';
  * end-to-end messages/s, run-start-to-send latency, peak RSS per process, duplicates and the
  * delivery rows written DELIVERED by their insert, and
  * writes them to tmp/bench/pipeline-bench.json. Usage: pipeline-bench [--recipients N] [--senders N]
+ * [--subscriber-batch N] (events per webhook request the subscriber asks for, 1 to 500; default 100,
+ * the subscriber taking `webhook.batch` requests; 1 for one event per request)
  * [--cpu-prof] (a V8 CPU profile per service process in tmp/bench/profiles, for Chrome DevTools)
  * [--heap-mb N] (`--max-old-space-size=N` for every service process, to see RSS against throughput)
  * [--node-option FLAG]... (more Node or V8 flags for every service process, e.g. `--trace-gc`, whose
@@ -23,6 +25,8 @@ import { CpuMeter, findProcess, peakRssMb } from './process-usage';
 async function main(): Promise<void> {
   const recipients = intArg('--recipients', 1_000_000);
   const senders = intArg('--senders', 1);
+  const subscriberBatch = intArg('--subscriber-batch', 100);
+  if (subscriberBatch > 500) throw new Error('--subscriber-batch is at most 500');
   const heapMb = process.argv.includes('--heap-mb') ? intArg('--heap-mb', 0) : undefined;
   const nodeOptions = process.argv.flatMap((arg, i) =>
     process.argv[i - 1] === '--node-option' ? [arg] : [],
@@ -60,7 +64,10 @@ async function main(): Promise<void> {
       onStep: say,
     });
     const running = stack;
-    say(`${recipients.toLocaleString('en')} recipients, ${senders} sender replica(s)`);
+    say(
+      `${recipients.toLocaleString('en')} recipients, ${senders} sender replica(s), ` +
+        `subscriber takes ${subscriberBatch === 1 ? 'one event' : `up to ${subscriberBatch} events`} per request`,
+    );
     // Where the two cores go: every service, the broker, the database and Redis servers, and this
     // process (the CSV upload, the progress queries and the loopback subscriber).
     const cpu = new CpuMeter({
@@ -84,6 +91,7 @@ async function main(): Promise<void> {
       latency: { minMs: 0, p50Ms: 1, p99Ms: 5 },
       callbacks: { deliveredRate: 1, readRate: 1, duplicateRate: 0, outOfOrderRate: 0, delayMs: 50 },
       tenantId: 'bench',
+      subscriberBatch,
       say: (line) => say(line),
       timeoutMs: 3_600_000,
       // The CPU of the pipeline, not of reading the status topic back for the check.
@@ -98,7 +106,12 @@ async function main(): Promise<void> {
     const sending = await sendFigures(ds, result);
     const deliveryRows = await deliveryRowFigures(ds);
     await ds.destroy();
-    const figures = { ...summarize(result, sending, rss, senders), deliveryRows, cpu: cpuUsed };
+    const figures = {
+      ...summarize(result, sending, rss, senders),
+      subscriberEventsPerRequest: subscriberBatch,
+      deliveryRows,
+      cpu: cpuUsed,
+    };
     const file = join(outDir, 'pipeline-bench.json');
     writeFileSync(file, `${JSON.stringify({ ...figures, at: new Date().toISOString() }, null, 2)}\n`);
     print(figures);

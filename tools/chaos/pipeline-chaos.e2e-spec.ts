@@ -22,6 +22,9 @@ const RATE = 160;
 // Recipients the simulator always refuses (CSV numbers are +4915100 followed by six digits).
 const REFUSED = ['+4915100000007', '+4915100012345'];
 const CALLBACK_SECRET = 'chaos-callback-secret';
+// The subscriber takes batches, so batched relays are what the kills hit (one-event requests under a
+// dispatcher SIGKILL: deliveries.e2e-spec.ts).
+const SUBSCRIBER_BATCH = 20;
 
 type Action = Exclude<ChaosService, 'scheduler' | 'simulator'> | 'broker';
 
@@ -85,7 +88,13 @@ describe('pipeline chaos: a campaign end to end while every stage is killed (ded
     const created = await callApi<{ id: string; secret: string }>(
       'POST',
       `${stack.url('dispatcher')}/v1/subscribers`,
-      { tenantId: TENANT, url: subscriber.url(), eventTypes: ['message.status'], internal: true },
+      {
+        tenantId: TENANT,
+        url: subscriber.url(),
+        eventTypes: ['message.status'],
+        internal: true,
+        maxEventsPerRequest: SUBSCRIBER_BATCH,
+      },
     );
     subscriber.secret = created.secret;
 
@@ -244,14 +253,20 @@ describe('pipeline chaos: a campaign end to end while every stage is killed (ded
     const notPublished = subscriber.accepted.filter((id) => !recorder.events.has(id));
     const unannounced = rows.filter((r) => recorder.statuses.get(r.id)?.has(r.state) !== true);
     const senderKills = SENDERS.reduce((sum, s) => sum + (kills[`sender-${s}`] ?? 0), 0);
+    // Every event of every batch request, with the id it came under (what the subscriber dedupes on).
     const relayed = subscriber.received
-      .filter((r) => accepted.has(r.webhookId))
-      .map((r) => ({
-        webhookId: r.webhookId,
-        ...(JSON.parse(r.body) as { type: string; data: MessageStatusV1 }),
-      }));
+      .flatMap((r) => {
+        const body = JSON.parse(r.body) as {
+          type: string;
+          data: ({ id: string; type: string; data: MessageStatusV1 } | undefined)[];
+        };
+        return body.type === 'webhook.batch'
+          ? body.data.map((item) => ({ webhookId: item?.id ?? '', type: item?.type ?? '', data: item?.data }))
+          : [{ webhookId: r.webhookId, type: `not a batch: ${body.type}`, data: undefined }];
+      })
+      .filter((r) => accepted.has(r.webhookId));
     const foreign = relayed.filter(
-      (r) => r.type !== 'message.status' || r.data.runId !== runId || r.data.eventId !== r.webhookId,
+      (r) => r.type !== 'message.status' || r.data?.runId !== runId || r.data.eventId !== r.webhookId,
     );
     process.stdout.write(
       `pipeline chaos figures: kills=${JSON.stringify(kills)} brokerRestarts=${brokerRestarts} ` +

@@ -79,6 +79,8 @@ export interface SubscriberView {
   readonly url: string;
   readonly eventTypes: readonly string[];
   readonly campaignId: string | null;
+  /** 1: one event per request; more: `webhook.batch` requests of up to this many events. */
+  readonly maxEventsPerRequest: number;
   readonly state: string;
   readonly failuresInWindow?: number;
   readonly lastError: string | null;

@@ -17,6 +17,7 @@ function formatSubscriber(s: SubscriberView): string {
     ['url', s.url],
     ['events', s.eventTypes.join(', ')],
     ['campaign', s.campaignId],
+    ['events per request', s.maxEventsPerRequest],
     ['state', s.state],
     ['failures in window', s.failuresInWindow],
     ['last error', s.lastError],

@@ -35,6 +35,8 @@ export interface PipelineCampaignOptions {
     readonly delayMs: number;
   };
   readonly tenantId: string;
+  /** Events per request the subscriber asks for (`maxEventsPerRequest`): 1 is one event per request. */
+  readonly subscriberBatch: number;
   /** Progress line per second while the campaign runs. */
   readonly say: (line: string) => void;
   readonly timeoutMs: number;
@@ -159,6 +161,7 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
       eventTypes: ['message.status'],
       campaignId: campaign.id,
       internal: true,
+      maxEventsPerRequest: options.subscriberBatch,
     });
     subscriber.secret = hook.secret;
     say(`credential ${credential.id}, campaign ${campaign.id}, subscriber ${hook.id} at ${subscriber.url()}`);

@@ -12,12 +12,17 @@ import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
 import { FanOutService, type WebhookEvent } from './fan-out.service';
 
+const STATUS_CHUNK = 1_000;
+
 /**
  * Status and inbound events fanned out to subscribers, and deliveries to attempt again: replays and
  * retries. Retries wait on the ums.webhook.retry-* tiers, read by their own group (the platform holds
  * each tier partition until its head is due), so fresh events never queue behind them. Fan-out runs
  * one chunk per partition at a time so delivery ids follow event order within a partition (the order a
- * resurrect replays in); the attempts themselves run outside the handler.
+ * resurrect replays in); the attempts themselves run outside the handler. Status chunks hold up to
+ * STATUS_CHUNK events: a campaign's events are all on one partition, so its relay is one chunk after
+ * another (attempts, insert, offset commit), and the bigger the chunk, the fewer of those round trips
+ * per event (200 left a 1,000,000-recipient relay 94 s behind the last callback; see the README).
  */
 @Injectable()
 export class DeliveriesConsumer {
@@ -31,7 +36,7 @@ export class DeliveriesConsumer {
   @ConsumeTopic({
     topic: Topics.messageStatus,
     groupId: 'webhook-dispatcher.status',
-    chunkSize: 200,
+    chunkSize: STATUS_CHUNK,
     concurrency: 1,
   })
   async onStatus(messages: readonly ConsumedMessage<MessageStatusV1>[]): Promise<void> {

@@ -200,6 +200,112 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     expect(listed.body.items.every((d) => d.state === 'DELIVERED' && d.attempts >= 2)).toBe(true);
   });
 
+  it('batches events for a subscriber that asks for it: every event once, one failure per failed request, signed bodies', async () => {
+    type ErrorBody = { error: { code: string; fields: { field: string; reason: string }[] } };
+    for (const maxEventsPerRequest of [0, 501, 2.5]) {
+      const refused = await api<ErrorBody>('POST', '/v1/subscribers', {
+        tenantId: 'batch',
+        url: 'http://127.0.0.1:9/x',
+        eventTypes: ['message.status'],
+        internal: true,
+        maxEventsPerRequest,
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.fields.map((f) => f.field)).toEqual(['maxEventsPerRequest']);
+    }
+    const batch = await subscriberFor('batch', { maxEventsPerRequest: 100 });
+    const single = await subscriberFor('batch');
+    expect((await state(batch.id)) as SubscriberBody & { maxEventsPerRequest: number }).toMatchObject({
+      maxEventsPerRequest: 100,
+    });
+    const patched = await api<ErrorBody>('PATCH', `/v1/subscribers/${batch.id}`, {
+      maxEventsPerRequest: 501,
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.fields.map((f) => f.field)).toEqual(['maxEventsPerRequest']);
+
+    const ids = eventIds('batch', 200);
+    batch.server.mode = { kind: 'status', status: 503 };
+    await publishStatuses('batch', 'cmp-batch', ids);
+    await waitUntil('the first failed batches', () => batch.server.received.length >= 2);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Every request received so far was answered 503 (the mode is read as each request ends).
+    const failedRequests = batch.server.received.slice();
+    batch.server.mode = { kind: 'ok' };
+    await waitUntil(
+      'every event delivered to the batch subscriber',
+      async () => (await deliveryStates(batch.id))['DELIVERED'] === ids.length,
+      { timeoutMs: 60_000 },
+    );
+
+    expect([...batch.server.accepted].sort()).toEqual(ids);
+    expect(batch.server.invalidSignatures()).toBe(0);
+    const bodies = batch.server.received.map(
+      (r) =>
+        JSON.parse(r.body) as {
+          type: string;
+          data: { id: string; type: string; data: { eventId: string } }[];
+        },
+    );
+    for (const [i, body] of bodies.entries()) {
+      expect(batch.server.received[i]?.webhookId).toMatch(/^batch_[0-9A-Z]{26}$/);
+      expect(body.type).toBe('webhook.batch');
+      expect(body.data.length).toBeGreaterThan(0);
+      expect(body.data.length).toBeLessThanOrEqual(100);
+      for (const item of body.data) {
+        expect(item.type).toBe('message.status');
+        expect(item.data.eventId).toBe(item.id);
+      }
+    }
+    const failedDeliveries = failedRequests.reduce(
+      (sum, r) => sum + (JSON.parse(r.body) as { data: unknown[] }).data.length,
+      0,
+    );
+    // One failed request is one failure in the window, however many events it held: counted per
+    // delivery, these would be over the threshold of 20 and tombstone the subscriber.
+    expect(failedDeliveries).toBeGreaterThan(20);
+    const view = await state(batch.id);
+    expect(view.state).toBe('ALIVE');
+    expect(view.failuresInWindow).toBe(failedRequests.length);
+    expect(batch.server.received.length).toBeLessThan(ids.length / 2);
+
+    // A stored body that is not a JSON object (the topics refuse them; here written straight into the
+    // table, its lease run out) cannot go into a batch: it fails without a request, is not counted
+    // against the subscriber, and the process keeps delivering.
+    await ds.query(
+      `INSERT INTO deliveries (subscriber_id, event_id, event_type, payload, state, next_attempt_at)
+       VALUES (?, 'batch-poison', 'message.status', '[1]', 'PENDING', UTC_TIMESTAMP(3) - INTERVAL 1 SECOND)`,
+      [batch.id],
+    );
+    await waitUntil(
+      'the poison row failed',
+      async () => {
+        const rows: { state: string; last_error: string | null }[] = await ds.query(
+          "SELECT state, last_error FROM deliveries WHERE event_id = 'batch-poison'",
+        );
+        return rows[0]?.state === 'RETRYING' && /WEBHOOK_PAYLOAD_NOT_OBJECT/.test(rows[0].last_error ?? '');
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect((await state(batch.id)).failuresInWindow).toBe(failedRequests.length);
+    expect(batch.server.accepted).not.toContain('batch-poison');
+    await publishStatuses('batch', 'cmp-batch', ['batch-after-poison']);
+    await waitUntil('an event after the poison row', () =>
+      batch.server.accepted.includes('batch-after-poison'),
+    );
+
+    await waitUntil(
+      'the single-event subscriber got all',
+      async () => (await deliveryStates(single.id))['DELIVERED'] === ids.length + 1,
+    );
+    expect(single.server.received.map((r) => r.webhookId).sort()).toEqual(
+      [...ids, 'batch-after-poison'].sort(),
+    );
+    expect(
+      single.server.received.every((r) => (JSON.parse(r.body) as { type: string }).type === 'message.status'),
+    ).toBe(true);
+  });
+
   it('tombstones a dead subscriber past the threshold, stops attempts, and after resurrect replays everything it missed in order', async () => {
     const dead = await subscriberFor('dead');
     dead.server.mode = { kind: 'status', status: 500 };
@@ -229,7 +335,11 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     expect(dead.server.received.length).toBe(attemptsAtTombstone);
     expect(dead.server.accepted).toHaveLength(0);
 
+    // It now takes batches of up to 10: the replay sends its backlog in order, ten events a request
+    // (one event a request is replayed in the isolation e2e).
+    expect((await api('PATCH', `/v1/subscribers/${dead.id}`, { maxEventsPerRequest: 10 })).status).toBe(200);
     dead.server.mode = { kind: 'ok' };
+    const requestsBeforeReplay = dead.server.received.length;
     const resurrected = await api<SubscriberBody>('POST', `/v1/subscribers/${dead.id}/resurrect`);
     expect(resurrected.status).toBe(202);
     expect(resurrected.body.state).toBe('REPLAYING');
@@ -238,6 +348,11 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     });
     expect(dead.server.accepted).toEqual([...first, ...second]);
     expect(dead.server.invalidSignatures()).toBe(0);
+    const replayed = dead.server.received.slice(requestsBeforeReplay);
+    expect(replayed.map((r) => (JSON.parse(r.body) as { data: unknown[] }).data.length)).toEqual([
+      10, 10, 10, 5,
+    ]);
+    expect(replayed.every((r) => r.webhookId.startsWith('batch_'))).toBe(true);
     expect(alerts.filter((a) => a.subscriberId === dead.id).map((a) => a.kind)).toEqual([
       'tombstoned',
       'resurrected',

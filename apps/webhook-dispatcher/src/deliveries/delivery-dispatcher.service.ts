@@ -8,9 +8,17 @@ import {
   type WebhookDeliveryV1,
   WebhookRetryTiers,
 } from '@ums/contracts';
-import { nextWebhookHop, shouldTombstone, signWebhook } from '@ums/domain';
+import {
+  isJsonObjectText,
+  nextWebhookHop,
+  shouldTombstone,
+  signWebhook,
+  webhookBatchLength,
+  webhookRequest,
+} from '@ums/domain';
 import { errorMessage, KafkaProducer, type RawRecord } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
+import { ulid } from 'ulid';
 import { FailureWindow } from '../subscribers/failure-window.service';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
 import { SubscribersRepository } from '../subscribers/subscribers.repository';
@@ -24,8 +32,13 @@ import { SubscriberHttpClient } from './subscriber-http.client';
 /** Takes an attempt's result instead of the write-back (attempts made before their row exists). */
 export type AttemptSink = (finished: FinishedAttempt) => void;
 
+interface Queued {
+  readonly job: DeliveryJob;
+  readonly sink?: AttemptSink;
+}
+
 interface Lane {
-  readonly queue: { readonly job: DeliveryJob; readonly sink?: AttemptSink }[];
+  readonly queue: Queued[];
   inFlight: number;
   /** Start times of the attempts in flight, oldest first (Map keeps insertion order). */
   readonly started: Map<DeliveryJob, number>;
@@ -33,7 +46,13 @@ interface Lane {
 
 /** An attempt (or a decision not to attempt) waiting to be written back. */
 export type FinishedAttempt =
-  | { readonly job: DeliveryJob; readonly kind: 'attempted'; readonly result: AttemptResult }
+  | {
+      readonly job: DeliveryJob;
+      readonly kind: 'attempted';
+      readonly result: AttemptResult;
+      /** Set on all but one delivery of a batch: one request is one failure in the window, not N. */
+      readonly sharedRequest?: true;
+    }
   | { readonly job: DeliveryJob; readonly kind: 'spilled' }
   | { readonly job: DeliveryJob; readonly kind: 'missed' }
   | { readonly job: DeliveryJob; readonly kind: 'orphan' };
@@ -87,6 +106,9 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
    * every result (spills too) goes to it rather than to the write-back: the caller stores the rows.
    */
   submit(jobs: readonly DeliveryJob[], sink?: AttemptSink): void {
+    // Lanes start their attempts once the whole submission is queued, so a batch subscriber's
+    // requests are filled from it rather than its first deliveries going one by one.
+    const touched = new Map<string, Lane>();
     for (const job of jobs) {
       let lane = this.lanes.get(job.subscriberId);
       if (lane === undefined) {
@@ -99,8 +121,9 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
       }
       lane.queue.push(sink === undefined ? { job } : { job, sink });
       this.queued++;
-      this.pump(job.subscriberId, lane);
+      touched.set(job.subscriberId, lane);
     }
+    for (const [subscriberId, lane] of touched) this.pump(subscriberId, lane);
     this.metrics.queued.set(this.queued);
   }
 
@@ -144,18 +167,29 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     await this.flush();
   }
 
+  /** Starts requests while the lane has room: one delivery each, or a batch for a batch subscriber. */
   private pump(subscriberId: string, lane: Lane): void {
+    const perRequest = this.directory.get(subscriberId)?.record.maxEventsPerRequest ?? 1;
     while (lane.inFlight < this.config.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIBER && lane.queue.length > 0) {
-      const { job, sink } = lane.queue.shift() as { job: DeliveryJob; sink?: AttemptSink };
-      this.queued--;
+      const taken = lane.queue.splice(
+        0,
+        perRequest === 1 ? 1 : webhookBatchLength(lane.queue, perRequest, ({ job }) => job),
+      );
+      this.queued -= taken.length;
       lane.inFlight++;
       this.inFlight++;
-      lane.started.set(job, Date.now());
-      void this.attempt(job).then((finished) => {
+      const startedAt = Date.now();
+      for (const { job } of taken) lane.started.set(job, startedAt);
+      void this.attempt(
+        taken.map((entry) => entry.job),
+        perRequest > 1,
+      ).then((results) => {
         lane.inFlight--;
         this.inFlight--;
-        lane.started.delete(job);
-        this.hand(finished, sink);
+        taken.forEach(({ job, sink }, i) => {
+          lane.started.delete(job);
+          this.hand(results[i] ?? { job, kind: 'orphan' }, sink);
+        });
         if (lane.inFlight === 0 && lane.queue.length === 0) this.lanes.delete(subscriberId);
         else this.pump(subscriberId, lane);
         this.releaseCapacity();
@@ -175,21 +209,45 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     else sink(finished);
   }
 
-  /** Never rejects: every way an attempt ends is a result to write back. */
-  private async attempt(job: DeliveryJob): Promise<FinishedAttempt> {
-    const subscriber = this.directory.get(job.subscriberId);
-    if (subscriber === undefined) return { job, kind: 'orphan' };
-    if (subscriber.record.state !== 'ALIVE') return { job, kind: 'missed' };
-    const headers = signWebhook(subscriber.keys, job.eventId, Date.now() / 1000, job.payload);
-    const endTimer = this.metrics.latency.startTimer();
-    const result = await this.client.post(
-      subscriber.record.url,
-      subscriber.record.internal,
-      headers,
-      job.payload,
+  /**
+   * One request for one subscriber's jobs, a result per job in their order. Never rejects: every way
+   * an attempt ends is a result to write back. A batch subscriber always gets the batch body (one
+   * event or many) under a fresh `batch_` webhook-id, and dedupes by the events' ids inside it.
+   */
+  private async attempt(jobs: readonly DeliveryJob[], batch: boolean): Promise<FinishedAttempt[]> {
+    const first = jobs[0];
+    if (first === undefined) return [];
+    const subscriber = this.directory.get(first.subscriberId);
+    if (subscriber === undefined) return jobs.map((job) => ({ job, kind: 'orphan' }));
+    if (subscriber.record.state !== 'ALIVE') return jobs.map((job) => ({ job, kind: 'missed' }));
+    if (batch && !jobs.every((job) => isJsonObjectText(job.payload))) {
+      // Cannot be put in a batch body (the topics' contract and our consumers make objects): each
+      // such delivery fails without a request and goes the retry way to a dead letter; the others
+      // are sent. No failure is counted against the subscriber.
+      const good = jobs.filter((job) => isJsonObjectText(job.payload));
+      const sent = await this.attempt(good, true);
+      const byJob = new Map(sent.map((finished) => [finished.job, finished]));
+      const unsendable: AttemptResult = {
+        kind: 'failed',
+        error: 'WEBHOOK_PAYLOAD_NOT_OBJECT: the event body is not a JSON object, so it cannot be batched',
+      };
+      return jobs.map(
+        (job): FinishedAttempt =>
+          byJob.get(job) ?? { job, kind: 'attempted', result: unsendable, sharedRequest: true },
+      );
+    }
+    const now = Date.now();
+    const { webhookId, body } = webhookRequest(
+      jobs,
+      batch ? { batchUlid: ulid(now), timestamp: new Date(now).toISOString() } : undefined,
     );
+    const headers = signWebhook(subscriber.keys, webhookId, now / 1000, body);
+    const endTimer = this.metrics.latency.startTimer();
+    const result = await this.client.post(subscriber.record.url, subscriber.record.internal, headers, body);
     endTimer();
-    return { job, kind: 'attempted', result };
+    return jobs.map((job, i) =>
+      i === 0 ? { job, kind: 'attempted', result } : { job, kind: 'attempted', result, sharedRequest: true },
+    );
   }
 
   private finish(finished: FinishedAttempt): void {
@@ -281,7 +339,9 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
       } else {
         const { result } = item;
         failed.push({ job, error: result.error, status: result.status, retryAfterMs: result.retryAfterMs });
-        failureCounts.set(job.subscriberId, (failureCounts.get(job.subscriberId) ?? 0) + 1);
+        if (item.sharedRequest !== true) {
+          failureCounts.set(job.subscriberId, (failureCounts.get(job.subscriberId) ?? 0) + 1);
+        }
         lastErrors.set(job.subscriberId, result.error);
         this.metrics.deliveries.inc({ outcome: result.refused === true ? 'refused' : 'failed' });
       }

@@ -66,7 +66,7 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
     return out;
   }
 
-  it('keeps the healthy subscriber p99 within 1.5x while its neighbour times out on every request', async () => {
+  it('keeps the healthy subscriber p99 within 1.5x (+10 ms) while its neighbour times out on every request', async () => {
     const { server: healthy } = await fixture.subscribe('iso');
     // Warm-up: consumer groups joined, connections open.
     await publishPhase('warm', EVENTS_PER_PHASE / 2);
@@ -116,7 +116,13 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
     );
     expect(healthy.received.filter((r) => hangingIds.has(r.webhookId))).toHaveLength(hangingIds.size);
     expect(healthy.invalidSignatures()).toBe(0);
-    expect(median(figures.hangingRoundP99s)).toBeLessThanOrEqual(median(figures.answeringRoundP99s) * 1.5);
+    // 1.5x plus 10 ms: at p99s of 15-35 ms a few ms of scheduling jitter is half the ratio. A clean-clone
+    // run (2026-11-25) failed the bare 1.5x at 33 against 19 ms (rounds 32/34/34/14 against 27/21/17/17),
+    // where other runs of the same code gave 25-28 against 23-32 ms. The failure this test exists for
+    // (a hanging neighbour holding the consumers) gives 1,300-3,500 ms.
+    expect(median(figures.hangingRoundP99s)).toBeLessThanOrEqual(
+      median(figures.answeringRoundP99s) * 1.5 + 10,
+    );
   });
 
   it('probes a dead subscriber and resurrects it when it answers, replaying what it missed in order', async () => {

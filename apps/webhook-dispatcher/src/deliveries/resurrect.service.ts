@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { SubscriberAlertKind, Topics } from '@ums/contracts';
-import { signWebhook } from '@ums/domain';
+import { signWebhook, webhookBatchLength, webhookRequest } from '@ums/domain';
 import { ConflictError, KafkaProducer, NotFoundError } from '@ums/platform';
 import { Redis } from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
+import { ulid } from 'ulid';
 import { FailureWindow } from '../subscribers/failure-window.service';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
 import type { SubscriberRecord } from '../subscribers/subscriber.record';
@@ -20,7 +21,8 @@ const LOCK_MS = 30_000;
 
 /**
  * Brings a dead (or disabled) subscriber back: it turns REPLAYING, which keeps new events as MISSED,
- * and its MISSED deliveries are sent one at a time in event order (by id); when none is left it
+ * and its MISSED deliveries are sent in event order (by id), one request at a time (a batch subscriber
+ * gets consecutive ones in one batch); when none is left it
  * turns ALIVE. A replay that keeps failing leaves it DEAD again with its backlog intact. One replica
  * replays a subscriber at a time (a Redis lock); a replay cut short by a crash is resumed by any
  * replica's sweeper once the lock has expired.
@@ -136,38 +138,49 @@ export class ResurrectService implements OnApplicationBootstrap, OnApplicationSh
     }
   }
 
-  /** Sends rows one by one, in order; false (and the subscriber DEAD again) when one keeps failing. */
+  /**
+   * Sends rows in order, one per request (or, for a batch subscriber, consecutive rows together as one
+   * batch); false (and the subscriber DEAD again) when one request keeps failing.
+   */
   private async sendInOrder(id: string, rows: readonly DeliveryRecord[]): Promise<boolean> {
     const subscriber = this.directory.get(id);
     if (subscriber === undefined) return false;
-    for (const row of rows) {
+    const perRequest = subscriber.record.maxEventsPerRequest;
+    for (let at = 0; at < rows.length;) {
+      const unit = rows.slice(at, at + webhookBatchLength(rows.slice(at), perRequest, (row) => row));
+      at += unit.length;
       let lastError = '';
       let delivered = false;
       for (let attempt = 1; attempt <= this.config.WEBHOOK_REPLAY_ATTEMPTS && !this.stopping; attempt++) {
-        const headers = signWebhook(subscriber.keys, row.eventId, Date.now() / 1000, row.payload);
+        const now = Date.now();
+        const { webhookId, body } = webhookRequest(
+          unit,
+          perRequest > 1 ? { batchUlid: ulid(now), timestamp: new Date(now).toISOString() } : undefined,
+        );
+        const headers = signWebhook(subscriber.keys, webhookId, now / 1000, body);
         const endTimer = this.metrics.latency.startTimer();
         const result = await this.client.post(
           subscriber.record.url,
           subscriber.record.internal,
           headers,
-          row.payload,
+          body,
         );
         endTimer();
         if (result.kind === 'delivered') {
-          await this.deliveries.settle([
-            {
+          await this.deliveries.settle(
+            unit.map((row) => ({
               deliveryId: row.id,
               state: 'DELIVERED',
               attempts: row.attempts + attempt,
               statusCode: result.status,
-            },
-          ]);
-          this.metrics.deliveries.inc({ outcome: 'delivered' });
+            })),
+          );
+          this.metrics.deliveries.inc({ outcome: 'delivered' }, unit.length);
           delivered = true;
           break;
         }
         lastError = result.kind === 'gone' ? 'HTTP 410' : result.error;
-        this.metrics.deliveries.inc({ outcome: 'failed' });
+        this.metrics.deliveries.inc({ outcome: 'failed' }, unit.length);
         if (result.kind === 'gone') break;
         await sleep(Math.min(this.config.WEBHOOK_RETRY_DELAYS_MS[0] ?? 5_000, 1_000 * 2 ** (attempt - 1)));
       }
@@ -176,7 +189,7 @@ export class ResurrectService implements OnApplicationBootstrap, OnApplicationSh
         await this.subscribers.transition(id, ['REPLAYING'], 'DEAD', `replay stopped: ${lastError}`);
         await this.directory.reload();
         this.logger.warn(
-          { subscriberId: id, deliveryId: row.id, lastError },
+          { subscriberId: id, deliveryId: unit[0]?.id, lastError },
           'Replay failed: subscriber dead again',
         );
         return false;

@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENT_TYPES } from '@ums/domain';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_MAX_EVENTS_PER_REQUEST } from '@ums/domain';
 import { ToInt } from '@ums/platform';
 import {
   ArrayMaxSize,
@@ -42,6 +42,9 @@ export class CreateSubscriberDto {
 
   /** An internal subscriber (our CRM, bots): allowed only where WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED is on. */
   @IsOptional() @IsBoolean() internal?: boolean;
+
+  /** Events per POST (default 1); above 1 every request is a `webhook.batch` of up to this many events. */
+  @IsOptional() @IsInt() @Min(1) @Max(WEBHOOK_MAX_EVENTS_PER_REQUEST) maxEventsPerRequest?: number;
 }
 
 /** PATCH /v1/subscribers/:id; `campaignId: null` removes the campaign filter. */
@@ -60,6 +63,8 @@ export class UpdateSubscriberDto {
     string | null;
 
   @IsOptional() @IsBoolean() internal?: boolean;
+
+  @IsOptional() @IsInt() @Min(1) @Max(WEBHOOK_MAX_EVENTS_PER_REQUEST) maxEventsPerRequest?: number;
 }
 
 /** GET /v1/subscribers: keyset-paginated by id, optionally one tenant's. */

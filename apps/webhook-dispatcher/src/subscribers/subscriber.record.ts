@@ -9,6 +9,8 @@ export interface SubscriberRecord {
   readonly eventTypes: readonly string[];
   readonly campaignId: string | null;
   readonly internal: boolean;
+  /** Events per POST: 1 is one event per request; more makes every request a `webhook.batch`. */
+  readonly maxEventsPerRequest: number;
   readonly sealedSecret: string;
   readonly sealedPreviousSecret: string | null;
   readonly previousSecretExpiresAt: Date | null;

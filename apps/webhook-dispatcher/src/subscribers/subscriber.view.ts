@@ -8,6 +8,7 @@ export interface SubscriberView {
   readonly eventTypes: readonly string[];
   readonly campaignId: string | null;
   readonly internal: boolean;
+  readonly maxEventsPerRequest: number;
   readonly state: SubscriberState;
   readonly failuresInWindow?: number;
   readonly lastError: string | null;
@@ -36,6 +37,7 @@ export function toSubscriberView(
     eventTypes: record.eventTypes,
     campaignId: record.campaignId,
     internal: record.internal,
+    maxEventsPerRequest: record.maxEventsPerRequest,
     state: record.state,
     ...(extra.failuresInWindow !== undefined ? { failuresInWindow: extra.failuresInWindow } : {}),
     lastError: record.lastError,

@@ -9,6 +9,7 @@ interface SubscriberRow {
   event_types: unknown;
   campaign_filter: string | null;
   is_internal: number | string;
+  max_events_per_request: number | string;
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
@@ -21,15 +22,25 @@ interface SubscriberRow {
   updated_at: Date;
 }
 
-const COLUMNS = `id, tenant_id, url, event_types, campaign_filter, is_internal, secret, previous_secret,
-  previous_secret_expires_at, state, last_error, last_success_at, last_failure_at, dead_since, created_at, updated_at`;
+const COLUMNS = `id, tenant_id, url, event_types, campaign_filter, is_internal, max_events_per_request, secret,
+  previous_secret, previous_secret_expires_at, state, last_error, last_success_at, last_failure_at, dead_since, created_at, updated_at`;
 
 export type NewSubscriber = Pick<
   SubscriberRecord,
-  'id' | 'tenantId' | 'url' | 'eventTypes' | 'campaignId' | 'internal' | 'sealedSecret'
+  | 'id'
+  | 'tenantId'
+  | 'url'
+  | 'eventTypes'
+  | 'campaignId'
+  | 'internal'
+  | 'maxEventsPerRequest'
+  | 'sealedSecret'
 >;
 
-export type SubscriberChanges = Pick<SubscriberRecord, 'url' | 'eventTypes' | 'campaignId' | 'internal'>;
+export type SubscriberChanges = Pick<
+  SubscriberRecord,
+  'url' | 'eventTypes' | 'campaignId' | 'internal' | 'maxEventsPerRequest'
+>;
 
 /** The subscribers table (low volume, except the batched success/failure stamps). */
 @Injectable()
@@ -38,9 +49,9 @@ export class SubscribersRepository {
 
   async insert(subscriber: NewSubscriber): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO subscribers (id, tenant_id, url, event_types, campaign_filter, is_internal, secret, state,
-         created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'ALIVE', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
+      `INSERT INTO subscribers (id, tenant_id, url, event_types, campaign_filter, is_internal, max_events_per_request,
+         secret, state, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ALIVE', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
       [
         subscriber.id,
         subscriber.tenantId,
@@ -48,6 +59,7 @@ export class SubscribersRepository {
         JSON.stringify(subscriber.eventTypes),
         subscriber.campaignId,
         subscriber.internal ? 1 : 0,
+        subscriber.maxEventsPerRequest,
         subscriber.sealedSecret,
       ],
     );
@@ -93,8 +105,15 @@ export class SubscribersRepository {
   async update(id: string, changes: SubscriberChanges): Promise<void> {
     await this.dataSource.query(
       `UPDATE subscribers SET url = ?, event_types = ?, campaign_filter = ?, is_internal = ?,
-         updated_at = UTC_TIMESTAMP(3) WHERE id = ?`,
-      [changes.url, JSON.stringify(changes.eventTypes), changes.campaignId, changes.internal ? 1 : 0, id],
+         max_events_per_request = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?`,
+      [
+        changes.url,
+        JSON.stringify(changes.eventTypes),
+        changes.campaignId,
+        changes.internal ? 1 : 0,
+        changes.maxEventsPerRequest,
+        id,
+      ],
     );
   }
 
@@ -175,6 +194,7 @@ function toRecord(row: SubscriberRow): SubscriberRecord {
     eventTypes: Array.isArray(types) ? types.filter((t): t is string => typeof t === 'string') : [],
     campaignId: row.campaign_filter,
     internal: Number(row.is_internal) === 1,
+    maxEventsPerRequest: Number(row.max_events_per_request),
     sealedSecret: row.secret,
     sealedPreviousSecret: row.previous_secret,
     previousSecretExpiresAt: row.previous_secret_expires_at,

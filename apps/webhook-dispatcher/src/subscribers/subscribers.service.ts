@@ -37,6 +37,7 @@ export class SubscribersService {
       eventTypes: dto.eventTypes,
       campaignId: dto.campaignId ?? null,
       internal,
+      maxEventsPerRequest: dto.maxEventsPerRequest ?? 1,
       sealedSecret: this.box.seal(secret),
     });
     await this.directory.reload();
@@ -63,6 +64,7 @@ export class SubscribersService {
       eventTypes: dto.eventTypes ?? current.eventTypes,
       campaignId: dto.campaignId === undefined ? current.campaignId : dto.campaignId,
       internal: dto.internal ?? current.internal,
+      maxEventsPerRequest: dto.maxEventsPerRequest ?? current.maxEventsPerRequest,
     };
     this.checkUrl(changes.url, changes.internal);
     await this.repository.update(id, changes);

@@ -1,4 +1,14 @@
-import { IsInt, IsISO8601, IsNotEmpty, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 
 /** One event owed to one subscriber; carried by the subscriber webhook retry tiers. */
 export class WebhookDeliveryV1 {
@@ -19,10 +29,11 @@ export class WebhookDeliveryV1 {
   @Length(1, 64)
   eventType!: string;
 
-  /** The JSON body exactly as it is signed and posted. */
+  /** The JSON body exactly as it is signed and posted: an object, so it can also go into a batch body. */
   @IsString()
   @IsNotEmpty()
   @MaxLength(1_000_000)
+  @Matches(/^\{[\s\S]*\}$/, { message: 'payload must be a JSON object' })
   payload!: string;
 
   @IsInt()

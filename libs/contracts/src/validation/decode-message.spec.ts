@@ -2,6 +2,7 @@ import { MessageBatchV1 } from '../messages/message-batch.message';
 import { SendRequestKind, SendRequestV1 } from '../messages/send-request.message';
 import { Channel } from '../enums/channel.enum';
 import { ProviderEventV1 } from '../messages/provider-event.message';
+import { WebhookDeliveryV1 } from '../messages/webhook-delivery.message';
 import { decodeMessage } from './decode-message';
 import { validMessages } from './test/valid-messages.fixture';
 
@@ -25,6 +26,18 @@ describe('decodeMessage', () => {
     });
     expect(decodeMessage(MessageBatchV1, null)).toMatchObject({ ok: false, code: 'EMPTY_MESSAGE' });
     expect(decodeMessage(MessageBatchV1, '[1,2]')).toMatchObject({ ok: false, code: 'SCHEMA_VIOLATION' });
+  });
+
+  it('refuses a webhook delivery whose payload is not a JSON object (it could not go into a batch)', () => {
+    const delivery = validMessages['WebhookDeliveryV1']?.[0] as Record<string, unknown>;
+    expect(decodeMessage(WebhookDeliveryV1, JSON.stringify(delivery)).ok).toBe(true);
+    for (const payload of ['[1]', '"text"', '{"open":1']) {
+      expect(decodeMessage(WebhookDeliveryV1, JSON.stringify({ ...delivery, payload }))).toMatchObject({
+        ok: false,
+        code: 'SCHEMA_VIOLATION',
+        issues: [{ field: 'payload', reason: 'payload must be a JSON object' }],
+      });
+    }
   });
 
   it('names each bad field by its path', () => {

@@ -123,6 +123,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'event_types',
     'campaign_filter',
     'is_internal',
+    'max_events_per_request',
     'secret',
     'previous_secret',
     'previous_secret_expires_at',
@@ -175,6 +176,7 @@ const ALL_MIGRATION_NAMES = [
   'CredentialsCallbackSecret1764200000000',
   'WebhookSubscriberReplay1764300000000',
   'RunCounterDeltas1764400000000',
+  'SubscriberBatchSize1764500000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */
@@ -426,6 +428,7 @@ describe('initial schema migration', () => {
         'chk_runs_state',
         'chk_messages_state',
         'chk_subscribers_state',
+        'chk_subscribers_max_events_per_request',
         'chk_deliveries_state',
       ]),
     );
@@ -497,6 +500,13 @@ describe('initial schema migration', () => {
       ds.query(
         `INSERT INTO subscribers (id, tenant_id, url, event_types, secret, state)
          VALUES ('sub-1', 't1', 'https://example.test/hook', '[]', 's3cret', 'BOGUS')`,
+      ),
+      CHECK_VIOLATION_ERRNOS,
+    );
+    await expectErrno(
+      ds.query(
+        `INSERT INTO subscribers (id, tenant_id, url, event_types, secret, max_events_per_request)
+         VALUES ('sub-2', 't1', 'https://example.test/hook', '[]', 's3cret', 501)`,
       ),
       CHECK_VIOLATION_ERRNOS,
     );

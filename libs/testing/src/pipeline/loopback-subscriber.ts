@@ -37,10 +37,13 @@ const TIMESTAMP_TOLERANCE_S = 5 * 60;
 export class LoopbackSubscriber {
   /** Every request, in order (empty when started with `keepRequests: false`). */
   readonly received: ReceivedDelivery[] = [];
-  /** webhook-ids answered 2xx, in order, each once (empty when started with `keepRequests: false`). */
+  /**
+   * Event ids answered 2xx, in order, each once (empty when started with `keepRequests: false`): the
+   * webhook-id of a single-event request, the `data[].id`s of a `webhook.batch` one.
+   */
   readonly accepted: string[] = [];
   private readonly acceptedIds = new Set<string>();
-  /** When a webhook-id was last answered 2xx for the first time (epoch ms): a relay's end, not the next poll's. */
+  /** When an event id was last answered 2xx for the first time (epoch ms): a relay's end, not the next poll's. */
   lastAcceptedAt?: number;
   /** Requests received, and how many of them failed signature verification (counted in both modes). */
   requests = 0;
@@ -111,10 +114,11 @@ export class LoopbackSubscriber {
           return;
         }
         const accept = (): void => {
-          if (!subscriber.acceptedIds.has(webhookId)) {
-            subscriber.acceptedIds.add(webhookId);
+          for (const eventId of webhookId.startsWith('batch_') ? batchEventIds(body) : [webhookId]) {
+            if (subscriber.acceptedIds.has(eventId)) continue;
+            subscriber.acceptedIds.add(eventId);
             subscriber.lastAcceptedAt = Date.now();
-            if (subscriber.keepRequests) subscriber.accepted.push(webhookId);
+            if (subscriber.keepRequests) subscriber.accepted.push(eventId);
           }
           res.writeHead(204).end();
         };
@@ -138,7 +142,7 @@ export class LoopbackSubscriber {
     return this.invalid;
   }
 
-  /** Distinct webhook-ids answered 2xx. */
+  /** Distinct event ids answered 2xx. */
   get acceptedCount(): number {
     return this.acceptedIds.size;
   }
@@ -186,6 +190,22 @@ export class LoopbackSubscriber {
         const given = Buffer.from(entry.slice(3), 'base64');
         return given.length === expected.length && timingSafeEqual(given, expected);
       });
+  }
+}
+
+/** The event ids of a `webhook.batch` body; none when it is not one (the request is then malformed). */
+export function batchEventIds(body: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed !== 'object' || parsed === null) return [];
+    const { type, data } = parsed as { type?: unknown; data?: unknown };
+    if (type !== 'webhook.batch' || !Array.isArray(data)) return [];
+    return data.flatMap((item: unknown) => {
+      const id = typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined;
+      return typeof id === 'string' ? [id] : [];
+    });
+  } catch {
+    return [];
   }
 }
 

@@ -4,6 +4,7 @@ import { ContactsImportId1763900000000 } from './1763900000000-contacts-import-i
 import { CredentialsCallbackSecret1764200000000 } from './1764200000000-credentials-callback-secret.migration';
 import { WebhookSubscriberReplay1764300000000 } from './1764300000000-webhook-subscriber-replay.migration';
 import { RunCounterDeltas1764400000000 } from './1764400000000-run-counter-deltas.migration';
+import { SubscriberBatchSize1764500000000 } from './1764500000000-subscriber-batch-size.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
 export const allMigrations = [
@@ -13,4 +14,5 @@ export const allMigrations = [
   CredentialsCallbackSecret1764200000000,
   WebhookSubscriberReplay1764300000000,
   RunCounterDeltas1764400000000,
+  SubscriberBatchSize1764500000000,
 ];
