@@ -142,8 +142,10 @@ describe('send requests from producers (scheduler + expander processes)', () => 
     );
     expect(seen.dead.find((d) => d.errorCode === 'VARIABLES_MISSING')?.reason).toMatch(/code/);
 
+    // Requests of one partition are handled several at once (the consumer's concurrency), so the
+    // insert order, and with it the id order, is not the publish order: sort by request id.
     const rows = (await ds.query(
-      `SELECT id, state, lane, recipient, run_id, idempotency_key, reason FROM messages WHERE tenant_id = 'tenant-a' ORDER BY id`,
+      `SELECT id, state, lane, recipient, run_id, idempotency_key, reason FROM messages WHERE tenant_id = 'tenant-a' ORDER BY idempotency_key`,
     )) as Record<string, unknown>[];
     expect(
       rows.map((r) => [r['idempotency_key'], r['state'], r['lane'], r['recipient'], r['run_id']]),
