@@ -50,6 +50,14 @@ export class DeliveriesConfig {
   @Expose() @ToInt() @IsInt() @Min(0) @Max(86_400_000) WEBHOOK_PROBE_INTERVAL_MS = 0;
   /** Internal subscribers (http, private hosts, no SSRF check) may be created; off for public deployments. */
   @Expose() @ToBool() @IsBoolean() WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED = false;
+  /**
+   * DELIVERED rows older than this (created and delivered) are deleted: it bounds the table (three rows
+   * per message with a status relay) and is how far back `POST /v1/subscribers/:id/replay` reaches.
+   * 0 keeps them forever. Owed (PENDING, RETRYING, MISSED) and DEAD_LETTERED rows are never deleted here.
+   */
+  @Expose() @ToInt() @IsInt() @Min(0) @Max(31_536_000_000) WEBHOOK_DELIVERED_RETENTION_MS = 604_800_000;
+  /** How often each replica runs the retention pass. */
+  @Expose() @ToInt() @IsInt() @Min(50) @Max(86_400_000) WEBHOOK_RETENTION_TICK_MS = 60_000;
   /** How long the previous secret still signs after a rotation. */
   @Expose() @ToInt() @IsInt() @Min(0) @Max(2_592_000_000) WEBHOOK_SECRET_GRACE_MS = 86_400_000;
 }

@@ -47,6 +47,9 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
       WEBHOOK_SWEEP_TICK_MS: '500',
       WEBHOOK_PENDING_LEASE_MS: '4000',
       WEBHOOK_SECRET_GRACE_MS: '600000',
+      // One day: no row written by these tests is that old, only the retention test's own.
+      WEBHOOK_DELIVERED_RETENTION_MS: '86400000',
+      WEBHOOK_RETENTION_TICK_MS: '300',
     });
     ({ ds, names, producer, dispatcher } = fixture);
     observer = testKafka().consumer({ groupId: `observer-${randomBytes(4).toString('hex')}` });
@@ -101,6 +104,32 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
 
   const eventIds = (prefix: string, n: number): string[] =>
     Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
+
+  // First: a pass ends at the first row younger than the retention (rows are written in time order), so
+  // these back-dated rows must come before the rows the other tests write.
+  it('deletes DELIVERED rows past the retention in the running process, and keeps owed ones', async () => {
+    await ds.query(
+      `INSERT INTO deliveries (subscriber_id, event_id, event_type, payload, state, attempts, delivered_at, created_at)
+       VALUES ('sub_retention', 'retention-old', 'message.status', '{}', 'DELIVERED', 1,
+               UTC_TIMESTAMP(3) - INTERVAL 2 DAY, UTC_TIMESTAMP(3) - INTERVAL 2 DAY),
+              ('sub_retention', 'retention-missed', 'message.status', '{}', 'MISSED', 0,
+               NULL, UTC_TIMESTAMP(3) - INTERVAL 2 DAY),
+              ('sub_retention', 'retention-young', 'message.status', '{}', 'DELIVERED', 1,
+               UTC_TIMESTAMP(3) - INTERVAL 1 HOUR, UTC_TIMESTAMP(3) - INTERVAL 1 HOUR)`,
+    );
+    const left = async (): Promise<string[]> =>
+      (
+        (await ds.query(
+          "SELECT event_id FROM deliveries WHERE subscriber_id = 'sub_retention' ORDER BY event_id",
+        )) as { event_id: string }[]
+      ).map((r) => r.event_id);
+    await waitUntil('the old DELIVERED row deleted', async () => !(await left()).includes('retention-old'), {
+      timeoutMs: 30_000,
+    });
+    expect(await left()).toEqual(['retention-missed', 'retention-young']);
+    const metrics = await (await fetch(`${dispatcher.url}/metrics`)).text();
+    expect(metrics).toMatch(/^ums_webhook_deliveries_pruned_total\{[^}]*\} [1-9]/m);
+  });
 
   it('manages subscribers: validation by field, secret shown once, update, rotation with both secrets valid, delete', async () => {
     const refused = await api<{ error: { code: string; fields: { field: string; reason: string }[] } }>(

@@ -18,6 +18,7 @@ export class DeliveriesMetrics {
   readonly subscribers: Gauge<'state'>;
   readonly oldestUndeliveredSeconds: Gauge;
   readonly queued: Gauge;
+  readonly pruned: Counter;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -53,6 +54,11 @@ export class DeliveriesMetrics {
     this.queued = new Gauge({
       name: 'ums_webhook_queued_deliveries',
       help: 'Deliveries waiting in this process for a free slot of their subscriber',
+      registers,
+    });
+    this.pruned = new Counter({
+      name: 'ums_webhook_deliveries_pruned_total',
+      help: 'DELIVERED rows deleted by the retention pass (WEBHOOK_DELIVERED_RETENTION_MS)',
       registers,
     });
   }

@@ -6,6 +6,7 @@ import { DeliveriesMetrics } from './deliveries.metrics';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
+import { DeliveryRetention } from './delivery-retention.service';
 import { FanOutService } from './fan-out.service';
 import { PendingSweeper } from './pending-sweeper.service';
 import { ResurrectService } from './resurrect.service';
@@ -22,6 +23,7 @@ import { SubscriberProbe } from './subscriber-probe.service';
     DeliveriesRepository,
     DeliveriesService,
     DeliveryDispatcher,
+    DeliveryRetention,
     FanOutService,
     PendingSweeper,
     ResurrectService,

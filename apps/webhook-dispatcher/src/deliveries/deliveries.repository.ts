@@ -42,6 +42,15 @@ const COLUMNS = `id, subscriber_id, event_id, event_type, payload, state, attemp
 
 const SETTLE_SLICE = 1_000;
 
+/** What one window of the DELIVERED retention pass did. */
+export interface DeliveredWindow {
+  readonly deleted: number;
+  /** Where the next window starts. */
+  readonly lastId: string;
+  /** The pass met a row too young to delete, or ran out of rows: start again from the oldest next time. */
+  readonly passDone: boolean;
+}
+
 /** One string per (subscriber, event): the unique key of a delivery, for maps and sets. */
 export const deliveryKey = (subscriberId: string, eventId: string): string =>
   `${subscriberId}\u0000${eventId}`;
@@ -217,6 +226,48 @@ export class DeliveriesRepository {
         firstAttemptAt: r.created_at.toISOString(),
       }));
     });
+  }
+
+  /**
+   * One window of the retention pass: the next `window` DELIVERED rows after `afterId`, oldest first,
+   * read through (state, next_attempt_at), which a DELIVERED row has as (DELIVERED, NULL), so the walk
+   * is in id order and never touches other states (ORDER BY id: the key's implicit id suffix, no sort;
+   * ORDER BY next_attempt_at, id made MariaDB sort). Rows created and delivered more than `olderThanMs`
+   * ago are deleted by primary key (a range DELETE would lock every row it scans and stall the
+   * dispatcher's inserts); the window ends at the first row created since then (ids follow creation
+   * time), which ends the pass. Rows delivered again lately (a replay) are stepped over. Times are the
+   * database's, so the pass does not depend on this host's clock.
+   */
+  async pruneDeliveredWindow(afterId: string, olderThanMs: number, window: number): Promise<DeliveredWindow> {
+    const olderThanUs = olderThanMs * 1000;
+    const rows: { id: string | number; old_created: number | string; old_delivered: number | string }[] =
+      await this.dataSource.query(
+        `SELECT id, created_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND AS old_created,
+                COALESCE(delivered_at, created_at) < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND AS old_delivered
+           FROM deliveries FORCE INDEX (idx_deliveries_state_next_attempt)
+          WHERE state = 'DELIVERED' AND next_attempt_at IS NULL AND id > ?
+          ORDER BY id LIMIT ?`,
+        [olderThanUs, olderThanUs, afterId, window],
+      );
+    const young = rows.findIndex((r) => Number(r.old_created) !== 1);
+    const aged = young === -1 ? rows : rows.slice(0, young);
+    const doomed = aged.filter((r) => Number(r.old_delivered) === 1).map((r) => String(r.id));
+    let deleted = 0;
+    if (doomed.length > 0) {
+      // Checked again: a replay may have taken a row (PENDING) or delivered it anew since the read.
+      const result: { affectedRows: number } = await this.dataSource.query(
+        `DELETE FROM deliveries WHERE id IN (${placeholders(doomed.length)}) AND state = 'DELIVERED'
+           AND COALESCE(delivered_at, created_at) < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND`,
+        [...doomed, olderThanUs],
+      );
+      deleted = result.affectedRows;
+    }
+    const last = aged.at(-1);
+    return {
+      deleted,
+      lastId: last === undefined ? afterId : String(last.id),
+      passDone: young !== -1 || rows.length < window,
+    };
   }
 
   /** The oldest delivery still owed (PENDING or RETRYING), for the age metric. */
