@@ -8,17 +8,9 @@ import {
   type WebhookDeliveryV1,
   WebhookRetryTiers,
 } from '@ums/contracts';
-import {
-  isJsonObjectText,
-  nextWebhookHop,
-  shouldTombstone,
-  signWebhook,
-  webhookBatchLength,
-  webhookRequest,
-} from '@ums/domain';
+import { isJsonObjectText, nextWebhookHop, shouldTombstone, webhookBatchLength } from '@ums/domain';
 import { errorMessage, KafkaProducer, type RawRecord } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
-import { ulid } from 'ulid';
 import { FailureWindow } from '../subscribers/failure-window.service';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
 import { SubscribersRepository } from '../subscribers/subscribers.repository';
@@ -220,11 +212,11 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     const subscriber = this.directory.get(first.subscriberId);
     if (subscriber === undefined) return jobs.map((job) => ({ job, kind: 'orphan' }));
     if (subscriber.record.state !== 'ALIVE') return jobs.map((job) => ({ job, kind: 'missed' }));
-    if (batch && !jobs.every((job) => isJsonObjectText(job.payload))) {
+    const good = batch ? jobs.filter((job) => isJsonObjectText(job.payload)) : jobs;
+    if (good.length < jobs.length) {
       // Cannot be put in a batch body (the topics' contract and our consumers make objects): each
       // such delivery fails without a request and goes the retry way to a dead letter; the others
       // are sent. No failure is counted against the subscriber.
-      const good = jobs.filter((job) => isJsonObjectText(job.payload));
       const sent = await this.attempt(good, true);
       const byJob = new Map(sent.map((finished) => [finished.job, finished]));
       const unsendable: AttemptResult = {
@@ -236,14 +228,8 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
           byJob.get(job) ?? { job, kind: 'attempted', result: unsendable, sharedRequest: true },
       );
     }
-    const now = Date.now();
-    const { webhookId, body } = webhookRequest(
-      jobs,
-      batch ? { batchUlid: ulid(now), timestamp: new Date(now).toISOString() } : undefined,
-    );
-    const headers = signWebhook(subscriber.keys, webhookId, now / 1000, body);
     const endTimer = this.metrics.latency.startTimer();
-    const result = await this.client.post(subscriber.record.url, subscriber.record.internal, headers, body);
+    const result = await this.client.postEvents(subscriber, jobs, batch);
     endTimer();
     return jobs.map((job, i) =>
       i === 0 ? { job, kind: 'attempted', result } : { job, kind: 'attempted', result, sharedRequest: true },

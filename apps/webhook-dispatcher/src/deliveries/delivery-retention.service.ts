@@ -3,6 +3,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesMetrics } from './deliveries.metrics';
 import { DeliveriesRepository } from './deliveries.repository';
+import { PeriodicRunner } from './periodic.runner';
 
 /** Rows read per window; each window deletes by primary key in its own short statement. */
 const WINDOW = 1_000;
@@ -17,8 +18,10 @@ const WINDOWS_PER_TICK = 50;
  */
 @Injectable()
 export class DeliveryRetention implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly runner = new PeriodicRunner(
+    () => this.prune(),
+    (error: unknown) => this.logger.warn({ err: error }, 'Delivery retention pass failed; next tick retries'),
+  );
   private cursor = '0';
 
   constructor(
@@ -30,21 +33,11 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     if (this.config.WEBHOOK_DELIVERED_RETENTION_MS === 0) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.prune()
-        .then(() => undefined)
-        .catch((error: unknown) =>
-          this.logger.warn({ err: error }, 'Delivery retention pass failed; next tick retries'),
-        )
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, this.config.WEBHOOK_RETENTION_TICK_MS);
+    this.runner.start(this.config.WEBHOOK_RETENTION_TICK_MS);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.runner.stop();
   }
 
   /** One tick of the pass; returns the rows deleted. */

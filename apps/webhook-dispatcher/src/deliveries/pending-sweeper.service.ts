@@ -5,6 +5,7 @@ import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesMetrics } from './deliveries.metrics';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
+import { PeriodicRunner } from './periodic.runner';
 import { ResurrectService } from './resurrect.service';
 
 const SWEEP_LIMIT = 500;
@@ -17,8 +18,10 @@ const SWEEP_LIMIT = 500;
  */
 @Injectable()
 export class PendingSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly runner = new PeriodicRunner(
+    () => this.sweep(),
+    (error: unknown) => this.logger.warn({ err: error }, 'Delivery sweep failed; next tick retries'),
+  );
 
   constructor(
     private readonly repository: DeliveriesRepository,
@@ -31,21 +34,11 @@ export class PendingSweeper implements OnApplicationBootstrap, OnApplicationShut
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.sweep()
-        .then(() => undefined)
-        .catch((error: unknown) =>
-          this.logger.warn({ err: error }, 'Delivery sweep failed; next tick retries'),
-        )
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, this.config.WEBHOOK_SWEEP_TICK_MS);
+    this.runner.start(this.config.WEBHOOK_SWEEP_TICK_MS);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.runner.stop();
   }
 
   async sweep(): Promise<number> {

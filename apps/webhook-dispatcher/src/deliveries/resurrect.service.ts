@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { SubscriberAlertKind, Topics } from '@ums/contracts';
-import { signWebhook, webhookBatchLength, webhookRequest } from '@ums/domain';
+import { webhookBatchLength } from '@ums/domain';
 import { ConflictError, KafkaProducer, NotFoundError } from '@ums/platform';
 import { Redis } from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
-import { ulid } from 'ulid';
 import { FailureWindow } from '../subscribers/failure-window.service';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
 import type { SubscriberRecord } from '../subscribers/subscriber.record';
@@ -147,24 +146,17 @@ export class ResurrectService implements OnApplicationBootstrap, OnApplicationSh
     if (subscriber === undefined) return false;
     const perRequest = subscriber.record.maxEventsPerRequest;
     for (let at = 0; at < rows.length;) {
-      const unit = rows.slice(at, at + webhookBatchLength(rows.slice(at), perRequest, (row) => row));
+      const rest = rows.slice(at);
+      const unit = rest.slice(
+        0,
+        webhookBatchLength(rest, perRequest, (row) => row),
+      );
       at += unit.length;
       let lastError = '';
       let delivered = false;
       for (let attempt = 1; attempt <= this.config.WEBHOOK_REPLAY_ATTEMPTS && !this.stopping; attempt++) {
-        const now = Date.now();
-        const { webhookId, body } = webhookRequest(
-          unit,
-          perRequest > 1 ? { batchUlid: ulid(now), timestamp: new Date(now).toISOString() } : undefined,
-        );
-        const headers = signWebhook(subscriber.keys, webhookId, now / 1000, body);
         const endTimer = this.metrics.latency.startTimer();
-        const result = await this.client.post(
-          subscriber.record.url,
-          subscriber.record.internal,
-          headers,
-          body,
-        );
+        const result = await this.client.postEvents(subscriber, unit, perRequest > 1);
         endTimer();
         if (result.kind === 'delivered') {
           await this.deliveries.settle(

@@ -1,7 +1,9 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import type { WebhookHeaders } from '@ums/domain';
+import { signWebhook, type WebhookBatchItem, type WebhookHeaders, webhookRequest } from '@ums/domain';
 import { createOutboundAgent, createPublicOnlyAgent } from '@ums/platform';
+import { ulid } from 'ulid';
 import type { Agent } from 'undici';
+import type { KnownSubscriber } from '../subscribers/subscriber-directory.service';
 import { AttemptWatchdog } from './attempt.watchdog';
 import { DeliveriesConfig } from './deliveries.config';
 import { type AttemptResult, DeliveryAttemptHandler } from './delivery-attempt.handler';
@@ -31,6 +33,26 @@ export class SubscriberHttpClient implements OnApplicationShutdown {
     this.publicAgent = createPublicOnlyAgent(options);
     this.internalAgent = createOutboundAgent(options);
     this.watchdog = new AttemptWatchdog(config.WEBHOOK_TIMEOUT_MS);
+  }
+
+  /**
+   * One signed request carrying these events to the subscriber: an event's own body under its id, or,
+   * for a batch subscriber (`batch`), a `webhook.batch` body under a fresh `batch_` webhook-id. Throws
+   * (WebhookBatchPayloadError) before any request when a batched body is not a JSON object; otherwise
+   * as post().
+   */
+  postEvents(
+    subscriber: KnownSubscriber,
+    items: readonly WebhookBatchItem[],
+    batch: boolean,
+  ): Promise<AttemptResult> {
+    const now = Date.now();
+    const { webhookId, body } = webhookRequest(
+      items,
+      batch ? { batchUlid: ulid(now), timestamp: new Date(now).toISOString() } : undefined,
+    );
+    const headers = signWebhook(subscriber.keys, webhookId, now / 1000, body);
+    return this.post(subscriber.record.url, subscriber.record.internal, headers, body);
   }
 
   /** Never rejects: every way an attempt ends (answer, error, timeout) is its result. */

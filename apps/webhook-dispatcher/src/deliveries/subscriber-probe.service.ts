@@ -4,6 +4,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { ulid } from 'ulid';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
 import { DeliveriesConfig } from './deliveries.config';
+import { PeriodicRunner } from './periodic.runner';
 import { ResurrectService } from './resurrect.service';
 import { SubscriberHttpClient } from './subscriber-http.client';
 
@@ -14,8 +15,10 @@ import { SubscriberHttpClient } from './subscriber-http.client';
  */
 @Injectable()
 export class SubscriberProbe implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly runner = new PeriodicRunner(
+    () => this.probeAll(),
+    (error: unknown) => this.logger.warn({ err: error }, 'Subscriber probe round failed'),
+  );
 
   constructor(
     private readonly directory: SubscriberDirectory,
@@ -27,18 +30,11 @@ export class SubscriberProbe implements OnApplicationBootstrap, OnApplicationShu
 
   onApplicationBootstrap(): void {
     if (this.config.WEBHOOK_PROBE_INTERVAL_MS === 0) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.probeAll()
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'Subscriber probe round failed'))
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, this.config.WEBHOOK_PROBE_INTERVAL_MS);
+    this.runner.start(this.config.WEBHOOK_PROBE_INTERVAL_MS);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.runner.stop();
   }
 
   private async probeAll(): Promise<void> {
