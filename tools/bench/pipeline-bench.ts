@@ -5,6 +5,7 @@ import { createDataSource } from '@ums/platform';
 import { createTestDatabase, workspaceRoot } from '@ums/testing';
 import { type LocalStack, stackUrls, startLocalStack } from '../stack/local-stack';
 import { type PipelineCampaignResult, runPipelineCampaign } from '../stack/pipeline-campaign';
+import { describeHost, hostFigures } from './host-figures';
 import { CpuMeter, findProcess, peakRssMb } from './process-usage';
 
 /**
@@ -41,6 +42,11 @@ async function main(): Promise<void> {
   rmSync(dataDir, { recursive: true, force: true });
   let stack: LocalStack | undefined;
   try {
+    // Before anything starts: the calibration wants an idle machine.
+    const probe = createDataSource(db.settings);
+    await probe.initialize();
+    const host = await hostFigures(probe).finally(() => probe.destroy());
+    say(describeHost(host));
     stack = await startLocalStack({
       kafkaBrokers: process.env['KAFKA_BROKERS'] || undefined,
       kafkaDataDir: dataDir,
@@ -111,6 +117,7 @@ async function main(): Promise<void> {
       subscriberEventsPerRequest: subscriberBatch,
       deliveryRows,
       cpu: cpuUsed,
+      host,
     };
     const file = join(outDir, 'pipeline-bench.json');
     writeFileSync(file, `${JSON.stringify({ ...figures, at: new Date().toISOString() }, null, 2)}\n`);

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { describeHost, hostFigures } from './host-figures';
 import { peakRssMb } from './process-usage';
 import { join } from 'node:path';
 import { AllTopics, type MessageBatchV1, SendLane, Topics, Channel } from '@ums/contracts';
@@ -54,6 +55,16 @@ async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   process.env['UMS_TEST_LOG_DIR'] = join(outDir, 'logs');
 
+  // Before anything starts: the calibration wants an idle machine.
+  const probeDb = await createTestDatabase('sender_bench_host');
+  const probe = createDataSource(probeDb.settings);
+  await probe.initialize();
+  const host = await hostFigures(probe).finally(async () => {
+    await probe.destroy();
+    await probeDb.drop();
+  });
+  say(describeHost(host));
+
   let broker: KafkaBrokerHandle | undefined;
   if ((process.env['KAFKA_BROKERS'] ?? '') === '') {
     const dataDir = join(workspaceRoot(), '.cache', 'kafka', `sender-bench-${process.pid}`);
@@ -75,7 +86,7 @@ async function main(): Promise<void> {
       );
     }
     const file = join(outDir, 'sender-bench.json');
-    writeFileSync(file, `${JSON.stringify({ rounds, at: new Date().toISOString() }, null, 2)}\n`);
+    writeFileSync(file, `${JSON.stringify({ rounds, host, at: new Date().toISOString() }, null, 2)}\n`);
     say(`figures written to ${file}`);
   } finally {
     await broker?.stop();

@@ -1,0 +1,27 @@
+import { calibrate, calibrationWorkload, describeHost } from './host-figures';
+
+describe('host figures', () => {
+  it('computes the same checksum for the same workload, and a different one for another size', () => {
+    expect(calibrationWorkload(500)).toBe(calibrationWorkload(500));
+    expect(calibrationWorkload(501)).not.toBe(calibrationWorkload(500));
+  });
+
+  it('times the workload as a positive number of ms with one decimal', () => {
+    const ms = calibrate(200);
+    expect(ms).toBeGreaterThan(0);
+    expect(Math.round(ms * 10) / 10).toBe(ms);
+  });
+
+  it('describes the host and the database server in one line', () => {
+    expect(
+      describeHost({
+        cpuModel: 'AMD EPYC',
+        cores: 2,
+        calibrationMs: 412.5,
+        mariadb: { version: '10.11.19-MariaDB', bufferPoolMb: 128 },
+      }),
+    ).toBe(
+      'host: AMD EPYC, 2 cores, calibration 412.5 ms (lower is faster); MariaDB 10.11.19-MariaDB, buffer pool 128 MiB',
+    );
+  });
+});
