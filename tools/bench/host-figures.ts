@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { cpus } from 'node:os';
-import type { DataSource } from 'typeorm';
+import { createDataSource, type MysqlConnectionSettings } from '@ums/platform';
 
 /**
  * What a benchmark ran on, written beside its figures: the hosts behind one machine kind differ in
@@ -24,14 +24,16 @@ const CALIBRATION_ROUNDS = 3;
 const CALIBRATION_EVENTS = 40_000;
 
 /** Reads the host and the database server a benchmark uses; call it before anything starts. */
-export async function hostFigures(ds: DataSource): Promise<HostFigures> {
-  const [row] = (await ds.query('SELECT VERSION() AS version, @@innodb_buffer_pool_size AS pool')) as {
-    version: string;
-    pool: string | number;
-  }[];
+export async function hostFigures(database: MysqlConnectionSettings): Promise<HostFigures> {
+  const ds = createDataSource(database);
+  await ds.initialize();
+  const [row] = (await ds
+    .query('SELECT VERSION() AS version, @@innodb_buffer_pool_size AS pool')
+    .finally(() => ds.destroy())) as { version: string; pool: string | number }[];
+  const cores = cpus();
   return {
-    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-    cores: cpus().length,
+    cpuModel: cores[0]?.model.trim() ?? 'unknown',
+    cores: cores.length,
     calibrationMs: calibrate(),
     mariadb: {
       version: String(row?.version ?? 'unknown'),

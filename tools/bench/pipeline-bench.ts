@@ -43,9 +43,7 @@ async function main(): Promise<void> {
   let stack: LocalStack | undefined;
   try {
     // Before anything starts: the calibration wants an idle machine.
-    const probe = createDataSource(db.settings);
-    await probe.initialize();
-    const host = await hostFigures(probe).finally(() => probe.destroy());
+    const host = await hostFigures(db.settings);
     say(describeHost(host));
     stack = await startLocalStack({
       kafkaBrokers: process.env['KAFKA_BROKERS'] || undefined,

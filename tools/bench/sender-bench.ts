@@ -57,12 +57,7 @@ async function main(): Promise<void> {
 
   // Before anything starts: the calibration wants an idle machine.
   const probeDb = await createTestDatabase('sender_bench_host');
-  const probe = createDataSource(probeDb.settings);
-  await probe.initialize();
-  const host = await hostFigures(probe).finally(async () => {
-    await probe.destroy();
-    await probeDb.drop();
-  });
+  const host = await hostFigures(probeDb.settings).finally(() => probeDb.drop());
   say(describeHost(host));
 
   let broker: KafkaBrokerHandle | undefined;
