@@ -66,7 +66,7 @@ export async function freePort(): Promise<number> {
 export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<KafkaBrokerHandle> {
   if (!kafkaJarsPresent()) {
     throw new Error(
-      `Kafka jars not found in ${kafkaLibsDir()}. Fetch them with: mvn -q -f deploy/kafka/pom.xml dependency:copy-dependencies -DoutputDirectory=.cache/kafka/libs (npm test and npm run demo do this for you).`,
+      `Kafka jars not found in ${kafkaLibsDir()}. Fetch them with: mvn -q -f deploy/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=${kafkaLibsDir()} (npm test and npm run demo do this for you).`,
     );
   }
   const port = options.port ?? (await freePort());
