@@ -493,7 +493,12 @@ describe('rate limiting against Redis', () => {
     // be taken at once. What refills between two calls depends on how long they took (a loaded CI
     // host), so the bounds count it from the time measured around the calls.
     const [slow] = replicas(1, { RATE_LIMIT_BURST_MS: '250' }) as [RateLimitService];
-    const scarce: AcquireRequest = { ...request, credentialId: credential('back-scarce'), ceiling: 40, floor: 40 };
+    const scarce: AcquireRequest = {
+      ...request,
+      credentialId: credential('back-scarce'),
+      ceiling: 40,
+      floor: 40,
+    };
     const refilledSince = (start: number): number => Math.floor(((performance.now() - start) * 40) / 1_000);
     let start = performance.now();
     await slow.acquire(scarce);

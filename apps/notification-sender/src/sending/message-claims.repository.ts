@@ -7,6 +7,9 @@ import { countFinishedBatches, foldCounterDeltas, type FoldResult, moveCounters 
 
 type Row = Record<string, unknown>;
 
+/** The `processed_events` consumer under which finished batches are recorded, as `<run id>:<seq>`. */
+export const FINISHED_BATCHES_INBOX = 'notification-sender.finished-batches';
+
 /** A message this sender claimed (PENDING -> SENDING) and now owns until it records the outcome. */
 export interface ClaimedMessage {
   readonly id: string;
@@ -353,9 +356,21 @@ export class MessageClaimsRepository {
     return rows.map((r) => String(r['id']));
   }
 
-  /** A batch of a run is done (every message claimed, held or skipped): the expander's backpressure counts it. */
-  async finishBatches(runIds: readonly string[]): Promise<void> {
-    await countFinishedBatches(this.dataSource.manager, runIds);
+  /**
+   * A batch of a run is done (every message claimed, held or skipped): the expander's backpressure
+   * counts it, once per (run, seq). A batch handled again (redelivered after a sender died before its
+   * offset was committed, or re-published by an expander that died before its checkpoint, which
+   * reuses the seq) is not counted twice: its inbox row in `processed_events` is written in the same
+   * transaction as the count. Counting it twice let `batches_finished` pass `batches_published`.
+   */
+  async finishBatch(runId: string, seq: number): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const inserted = (await manager.query(
+        'INSERT IGNORE INTO processed_events (consumer, event_id) VALUES (?, ?)',
+        [FINISHED_BATCHES_INBOX, `${runId}:${seq}`],
+      )) as { affectedRows: number };
+      if (inserted.affectedRows === 1) await countFinishedBatches(manager, [runId]);
+    });
   }
 
   /**

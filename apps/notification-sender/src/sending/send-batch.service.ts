@@ -131,7 +131,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
     }
     // The expander's backpressure counts batches; a partial retry's batch was counted already.
     if (batch.runId !== undefined && message.headers[KafkaHeaders.partialRetry] === undefined) {
-      await this.claims.finishBatches([batch.runId]);
+      await this.claims.finishBatch(batch.runId, batch.seq);
     }
     endTimer();
   }
