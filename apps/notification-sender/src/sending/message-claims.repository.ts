@@ -3,7 +3,7 @@ import { type Channel, FailureReason, MessageStatus } from '@ums/contracts';
 import { MessageEvent, transitionMessage } from '@ums/domain';
 import { jsonColumn, type JsonRowsColumn, jsonRows, jsonRowsTable } from '@ums/platform';
 import { DataSource } from 'typeorm';
-import { countFinishedBatches, foldCounterDeltas, type FoldResult, moveCounters } from './run-counters';
+import { countFinishedBatch, foldCounterDeltas, type FoldResult, moveCounters } from './run-counters';
 
 type Row = Record<string, unknown>;
 
@@ -369,7 +369,7 @@ export class MessageClaimsRepository {
         'INSERT IGNORE INTO processed_events (consumer, event_id) VALUES (?, ?)',
         [FINISHED_BATCHES_INBOX, `${runId}:${seq}`],
       )) as { affectedRows: number };
-      if (inserted.affectedRows === 1) await countFinishedBatches(manager, [runId]);
+      if (inserted.affectedRows === 1) await countFinishedBatch(manager, runId);
     });
   }
 

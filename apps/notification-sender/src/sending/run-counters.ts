@@ -53,15 +53,9 @@ export async function moveCounters(manager: EntityManager, moves: readonly Count
   await insertDeltas(manager, perRun);
 }
 
-/** Counts finished batches per run (the expander's backpressure), as delta rows like moveCounters. */
-export async function countFinishedBatches(manager: EntityManager, runIds: readonly string[]): Promise<void> {
-  const perRun = new Map<string, Deltas>();
-  for (const runId of runIds) {
-    const deltas = perRun.get(runId) ?? new Map<CounterColumn, number>();
-    deltas.set('batches_finished', (deltas.get('batches_finished') ?? 0) + 1);
-    perRun.set(runId, deltas);
-  }
-  await insertDeltas(manager, perRun);
+/** Counts one finished batch of a run (the expander's backpressure), as a delta row like moveCounters. */
+export async function countFinishedBatch(manager: EntityManager, runId: string): Promise<void> {
+  await insertDeltas(manager, new Map([[runId, new Map<CounterColumn, number>([['batches_finished', 1]])]]));
 }
 
 async function insertDeltas(manager: EntityManager, perRun: ReadonlyMap<string, Deltas>): Promise<void> {
