@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startMysqlServer } from './mysql/mysql-server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const KAFKA_JAR = join(root, '.cache', 'kafka', 'libs', 'kafka_2.13-3.9.1.jar');
@@ -104,16 +105,17 @@ async function ensureService(name, host, port, startCommand, howTo) {
   fail(`${name} is not reachable on ${host}:${port}. ${howTo}`);
 }
 
-async function ensureDatabases() {
+async function ensureDatabases({ mysql = true } = {}) {
   const mysqlHost = process.env.MYSQL_HOST ?? '127.0.0.1';
   const mysqlPort = Number(process.env.MYSQL_PORT ?? 3306);
-  await ensureService(
-    'MariaDB/MySQL',
-    mysqlHost,
-    mysqlPort,
-    ['start-stop-daemon', '--start', '--oknodo', '--background', '--exec', '/usr/sbin/mariadbd'],
-    'Start MariaDB 10.11+ or MySQL 8 (user root with an empty password by default; set MYSQL_HOST/PORT/USER/PASSWORD otherwise).',
-  );
+  if (mysql)
+    await ensureService(
+      'MariaDB/MySQL',
+      mysqlHost,
+      mysqlPort,
+      ['start-stop-daemon', '--start', '--oknodo', '--background', '--exec', '/usr/sbin/mariadbd'],
+      'Start MariaDB 10.11+ or MySQL 8 (user root with an empty password by default; set MYSQL_HOST/PORT/USER/PASSWORD otherwise).',
+    );
   const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0');
   await ensureService(
     'Redis',
@@ -146,13 +148,17 @@ function node(entry, args) {
 }
 
 /** Jest's summary is not one that CI tools read; this prints the plain "N passed, N failed" line too. */
-function runTests(extraArgs) {
+function runTests(extraArgs, { checks = true, env = {} } = {}) {
   const resultsFile = join(root, 'tmp', 'jest-results.json');
   mkdirSync(dirname(resultsFile), { recursive: true });
-  say('lint (type-aware ESLint with module boundaries, Prettier)');
-  const lint = run('npm', ['run', '-s', 'lint'], { env: { ...process.env, NX_DAEMON: 'false' } });
-  say('typecheck (tsc --noEmit, strict)');
-  const types = run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+  let lint = 0;
+  let types = 0;
+  if (checks) {
+    say('lint (type-aware ESLint with module boundaries, Prettier)');
+    lint = run('npm', ['run', '-s', 'lint'], { env: { ...process.env, NX_DAEMON: 'false' } });
+    say('typecheck (tsc --noEmit, strict)');
+    types = run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+  }
   // Suites that measure time or load both cores run after the rest, one at a time (jest.config.js SOLO).
   const phases = [
     ['main', 'tests (unit, integration against real Kafka, MariaDB and Redis, end to end)', []],
@@ -176,7 +182,7 @@ function runTests(extraArgs) {
         ...extraArgs,
       ],
       {
-        env: { ...process.env, UMS_TEST_PHASE: phase },
+        env: { ...process.env, ...env, UMS_TEST_PHASE: phase },
       },
     );
     if (status !== 0) jest = status;
@@ -228,6 +234,27 @@ async function main() {
       await ensureDatabases();
       process.exit(runTests(args));
       break;
+    case 'test-mysql': {
+      // The integration and end-to-end suites again, against a MySQL server this fetches and starts.
+      ensureDependencies();
+      ensureKafkaJars();
+      await ensureDatabases({ mysql: false });
+      const port = Number(process.env.MYSQL_COMPAT_PORT ?? 3307);
+      let server;
+      try {
+        server = await startMysqlServer({ dir: join(root, '.cache', 'mysql'), port });
+      } catch (error) {
+        fail(`MySQL could not be started: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      say(`${server.version}, on 127.0.0.1:${port}`);
+      const status = runTests(['--selectProjects', 'integration', ...args], {
+        checks: false,
+        env: { MYSQL_HOST: '127.0.0.1', MYSQL_PORT: String(port), MYSQL_USER: 'root', MYSQL_PASSWORD: '' },
+      });
+      await server.stop();
+      process.exit(status);
+      break;
+    }
     case 'demo':
       ensureDependencies();
       ensureKafkaJars();
@@ -268,7 +295,7 @@ async function main() {
     }
     default:
       process.stdout.write(
-        'usage: node tools/run.mjs test [jest args] | demo [--keep] [--recipients N] [--rate N] | bench [--only pipeline,campaign,sender,ingest,dispatcher] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | infra-down\n',
+        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] | bench [--only pipeline,campaign,sender,ingest,dispatcher] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | infra-down\n',
       );
       process.exit(command === 'help' ? 0 : 2);
   }

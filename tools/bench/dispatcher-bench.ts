@@ -17,7 +17,7 @@ import {
   workspaceRoot,
 } from '@ums/testing';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { CpuMeter, findProcess } from './process-usage';
+import { CpuMeter, findListener, findProcess } from './process-usage';
 
 /**
  * Webhook-dispatcher benchmark: status events on Kafka fanned out by one dispatcher process to one
@@ -170,7 +170,10 @@ async function main(): Promise<void> {
         producer,
         names,
         receiver,
-        { dispatcher: dispatcher.process.pid, mariadb: findProcess('mariadbd', 'mysqld') },
+        {
+          dispatcher: dispatcher.process.pid,
+          mariadb: findListener(db.settings.port) ?? findProcess('mariadbd', 'mysqld'),
+        },
       );
       figures.push(result);
       say(

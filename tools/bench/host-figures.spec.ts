@@ -1,4 +1,4 @@
-import { calibrate, calibrationWorkload, describeHost } from './host-figures';
+import { calibrate, calibrationWorkload, databaseLabel, describeHost } from './host-figures';
 
 describe('host figures', () => {
   it('computes the same checksum for the same workload, and a different one for another size', () => {
@@ -23,5 +23,19 @@ describe('host figures', () => {
     ).toBe(
       'host: AMD EPYC, 2 cores, calibration 412.5 ms (lower is faster); MariaDB 10.11.19-MariaDB, buffer pool 128 MiB',
     );
+  });
+
+  it('labels a MySQL server as MySQL, not MariaDB', () => {
+    const mysql = {
+      cpuModel: 'AMD EPYC',
+      cores: 2,
+      calibrationMs: 180.1,
+      mariadb: { version: '9.7.4-2', bufferPoolMb: 128 },
+    };
+    expect(databaseLabel(mysql)).toBe('mysql');
+    expect(describeHost(mysql)).toContain('; MySQL 9.7.4-2, buffer pool 128 MiB');
+    expect(
+      databaseLabel({ ...mysql, mariadb: { version: '10.11.19-MariaDB-0+deb12u1', bufferPoolMb: 128 } }),
+    ).toBe('mariadb');
   });
 });

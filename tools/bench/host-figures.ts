@@ -84,6 +84,12 @@ export function calibrationWorkload(events: number): number {
 export function describeHost(host: HostFigures): string {
   return (
     `host: ${host.cpuModel}, ${host.cores} cores, calibration ${host.calibrationMs} ms (lower is faster); ` +
-    `MariaDB ${host.mariadb.version}, buffer pool ${host.mariadb.bufferPoolMb} MiB`
+    `${databaseLabel(host) === 'mariadb' ? 'MariaDB' : 'MySQL'} ${host.mariadb.version}, ` +
+    `buffer pool ${host.mariadb.bufferPoolMb} MiB`
   );
+}
+
+/** How the database server's CPU is labelled: `mariadb`, or `mysql` for a server whose version says no MariaDB. */
+export function databaseLabel(host: HostFigures): 'mariadb' | 'mysql' {
+  return /mariadb/i.test(host.mariadb.version) ? 'mariadb' : 'mysql';
 }

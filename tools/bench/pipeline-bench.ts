@@ -5,8 +5,8 @@ import { createDataSource } from '@ums/platform';
 import { createTestDatabase, workspaceRoot } from '@ums/testing';
 import { type LocalStack, stackUrls, startLocalStack } from '../stack/local-stack';
 import { type PipelineCampaignResult, runPipelineCampaign } from '../stack/pipeline-campaign';
-import { describeHost, hostFigures } from './host-figures';
-import { CpuMeter, findProcess, peakRssMb } from './process-usage';
+import { databaseLabel, describeHost, hostFigures } from './host-figures';
+import { CpuMeter, findListener, findProcess, peakRssMb } from './process-usage';
 
 /**
  * The whole pipeline on this machine, with the simulated provider's limits out of the way: a CSV of
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     const cpu = new CpuMeter({
       ...Object.fromEntries(running.services.map((s) => [s.label, s.process.pid])),
       kafka: running.broker?.pid,
-      mariadb: findProcess('mariadbd', 'mysqld'),
+      [databaseLabel(host)]: findListener(db.settings.port) ?? findProcess('mariadbd', 'mysqld'),
       redis: findProcess('redis-server'),
       'bench driver and subscriber': process.pid,
     });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** Linux reports process CPU times in clock ticks; 100 per second on every platform Node supports here. */
 const TICKS_PER_SECOND = 100;
@@ -27,7 +27,51 @@ export function peakRssMb(pid: number | undefined): number | null {
   }
 }
 
-/** The pid of the first process whose command name is one of `names` (e.g. the local MariaDB server). */
+/**
+ * The pid of the local process listening on TCP `port`, from /proc (the socket's inode in
+ * /proc/net/tcp*, then the process holding it); undefined when none is found or /proc hides it.
+ * A database server is found by its port: a second one on the machine (MySQL beside MariaDB, say)
+ * would share a command name with it, or run under a loader's name.
+ */
+export function findListener(port: number): number | undefined {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const inode = listeningInode(line, port);
+      if (inode !== undefined) inodes.add(inode);
+    }
+  }
+  if (inodes.size === 0) return undefined;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      for (const fd of readdirSync(`/proc/${entry}/fd`)) {
+        const target = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${entry}/fd/${fd}`))?.[1];
+        if (target !== undefined && inodes.has(target)) return Number(entry);
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return undefined;
+}
+
+/** The socket inode of one /proc/net/tcp line if it is a listener (state 0A) on `port`. */
+export function listeningInode(line: string, port: number): string | undefined {
+  const fields = line.trim().split(/\s+/);
+  const local = fields[1];
+  if (local === undefined || fields[3] !== '0A') return undefined;
+  if (Number.parseInt(local.slice(local.lastIndexOf(':') + 1), 16) !== port) return undefined;
+  return fields[9];
+}
+
+/** The pid of the first process whose command name is one of `names` (e.g. the local Redis server). */
 export function findProcess(...names: string[]): number | undefined {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

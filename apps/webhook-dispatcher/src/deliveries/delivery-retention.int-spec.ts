@@ -108,8 +108,9 @@ describe('delivery retention (real MariaDB)', () => {
   });
 
   it('reads through the (state, next_attempt_at) index in id order: no table scan, no sort', async () => {
+    // TRADITIONAL: MySQL 9.7 printed a tree by default (explain_format); MariaDB 10.11 and MySQL 8 take it too.
     const plan = (await ds.query(
-      `EXPLAIN SELECT id FROM deliveries FORCE INDEX (idx_deliveries_state_next_attempt)
+      `EXPLAIN FORMAT=TRADITIONAL SELECT id FROM deliveries FORCE INDEX (idx_deliveries_state_next_attempt)
         WHERE state = 'DELIVERED' AND next_attempt_at IS NULL AND id > ? ORDER BY id LIMIT 1000`,
       ['0'],
     )) as { key: string | null; type: string; Extra: string | null }[];
