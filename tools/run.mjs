@@ -4,10 +4,10 @@
 // runs the command. Plain Node with no dependencies, because it runs before `npm ci`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMysqlServer } from './mysql/mysql-server.mjs';
+import { reachable } from './port-probe.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const KAFKA_JAR = join(root, '.cache', 'kafka', 'libs', 'kafka_2.13-3.9.1.jar');
@@ -70,19 +70,6 @@ function ensureKafkaJars() {
     '-DincludeScope=runtime',
   ]);
   if (!existsSync(KAFKA_JAR)) fail(`Maven finished but ${KAFKA_JAR} is missing.`);
-}
-
-function reachable(host, port, timeoutMs = 1000) {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
 }
 
 async function waitReachable(host, port, seconds) {
@@ -148,7 +135,7 @@ function node(entry, args) {
 }
 
 /** Jest's summary is not one that CI tools read; this prints the plain "N passed, N failed" line too. */
-function runTests(extraArgs, { checks = true, env = {} } = {}) {
+function runTests(extraArgs, { checks = true, env = {}, database = 'MariaDB' } = {}) {
   const resultsFile = join(root, 'tmp', 'jest-results.json');
   mkdirSync(dirname(resultsFile), { recursive: true });
   let lint = 0;
@@ -161,7 +148,7 @@ function runTests(extraArgs, { checks = true, env = {} } = {}) {
   }
   // Suites that measure time or load both cores run after the rest, one at a time (jest.config.js SOLO).
   const phases = [
-    ['main', 'tests (unit, integration against real Kafka, MariaDB and Redis, end to end)', []],
+    ['main', `tests (unit, integration against real Kafka, ${database} and Redis, end to end)`, []],
     ['solo', 'rate, latency-isolation and chaos tests, one at a time', ['--runInBand']],
   ];
   let passed = 0;
@@ -249,6 +236,7 @@ async function main() {
       say(`${server.version}, on 127.0.0.1:${port}`);
       const status = runTests(['--selectProjects', 'integration', ...args], {
         checks: false,
+        database: server.version.replace(/^.*\bVer\s+(\S+).*$/, 'MySQL $1'),
         env: { MYSQL_HOST: '127.0.0.1', MYSQL_PORT: String(port), MYSQL_USER: 'root', MYSQL_PASSWORD: '' },
       });
       await server.stop();

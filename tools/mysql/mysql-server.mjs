@@ -8,8 +8,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
+import { reachable } from '../port-probe.mjs';
 
 const MIRROR = 'http://deb.debian.org/debian';
 const INDEX = `${MIRROR}/dists/sid/main/binary-amd64/Packages.xz`;
@@ -131,25 +131,13 @@ async function install(dir) {
   return command;
 }
 
-function reachable(port) {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
 /**
  * Starts a throwaway MySQL server on 127.0.0.1:`port` (root, empty password), its data under
  * `dir`/data-<port> made afresh each time. Returns its version and a stop function.
  */
 export async function startMysqlServer({ dir, port }) {
-  if (await reachable(port)) throw new Error(`port ${port} is taken: set MYSQL_COMPAT_PORT to a free one`);
+  if (await reachable('127.0.0.1', port))
+    throw new Error(`port ${port} is taken: set MYSQL_COMPAT_PORT to a free one`);
   const mysqld = await install(dir);
   const version = String(must(mysqld.file, [...mysqld.args, '--version'])).trim();
   const data = join(dir, `data-${port}`);
@@ -178,12 +166,12 @@ export async function startMysqlServer({ dir, port }) {
     { stdio: 'ignore' },
   );
   const exited = new Promise((resolve) => server.once('exit', resolve));
-  for (let i = 0; i < 240 && !(await reachable(port)); i++) {
+  for (let i = 0; i < 240 && !(await reachable('127.0.0.1', port)); i++) {
     if (server.exitCode !== null)
       throw new Error(`mysqld exited (${server.exitCode}): see ${dir}/error-${port}.log`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  if (!(await reachable(port))) throw new Error(`mysqld did not answer on ${port} within 60 s`);
+  if (!(await reachable('127.0.0.1', port))) throw new Error(`mysqld did not answer on ${port} within 60 s`);
   return {
     version,
     stop: async () => {
