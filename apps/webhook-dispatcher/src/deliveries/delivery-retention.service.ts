@@ -49,14 +49,13 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnApplicationS
         this.config.WEBHOOK_DELIVERED_RETENTION_MS,
         WINDOW,
       );
+      // Counted per window, as soon as its DELETE returns: a long pass shows its progress.
+      if (window.deleted > 0) this.metrics.pruned.inc(window.deleted);
       deleted += window.deleted;
       this.cursor = window.passDone ? '0' : window.lastId;
       if (window.passDone) break;
     }
-    if (deleted > 0) {
-      this.metrics.pruned.inc(deleted);
-      this.logger.info({ deleted }, 'Deleted DELIVERED rows past their retention');
-    }
+    if (deleted > 0) this.logger.info({ deleted }, 'Deleted DELIVERED rows past their retention');
     return deleted;
   }
 }
