@@ -5,7 +5,7 @@ import { createDataSource, type MysqlConnectionSettings } from '@ums/platform';
 /**
  * What a benchmark ran on, written beside its figures: the hosts behind one machine kind differ in
  * speed (the same code gave 1,560 and 2,681 full-loop messages/s at 1,000,000 recipients on two of
- * them), and MariaDB's buffer pool decides whether the indexes stay in memory at that size. Without
+ * them), and the database server's buffer pool decides whether the indexes stay in memory at that size. Without
  * these, runs from different sessions cannot be told apart from a change in the code.
  */
 export interface HostFigures {
@@ -17,7 +17,7 @@ export interface HostFigures {
    * any service starts.
    */
   readonly calibrationMs: number;
-  readonly mariadb: { readonly version: string; readonly bufferPoolMb: number };
+  readonly database: { readonly version: string; readonly bufferPoolMb: number };
 }
 
 const CALIBRATION_ROUNDS = 3;
@@ -35,7 +35,7 @@ export async function hostFigures(database: MysqlConnectionSettings): Promise<Ho
     cpuModel: cores[0]?.model.trim() ?? 'unknown',
     cores: cores.length,
     calibrationMs: calibrate(),
-    mariadb: {
+    database: {
       version: String(row?.version ?? 'unknown'),
       bufferPoolMb: Math.round(Number(row?.pool ?? 0) / 1_048_576),
     },
@@ -84,12 +84,12 @@ export function calibrationWorkload(events: number): number {
 export function describeHost(host: HostFigures): string {
   return (
     `host: ${host.cpuModel}, ${host.cores} cores, calibration ${host.calibrationMs} ms (lower is faster); ` +
-    `${databaseLabel(host) === 'mariadb' ? 'MariaDB' : 'MySQL'} ${host.mariadb.version}, ` +
-    `buffer pool ${host.mariadb.bufferPoolMb} MiB`
+    `${databaseLabel(host) === 'mariadb' ? 'MariaDB' : 'MySQL'} ${host.database.version}, ` +
+    `buffer pool ${host.database.bufferPoolMb} MiB`
   );
 }
 
 /** How the database server's CPU is labelled: `mariadb`, or `mysql` for a server whose version says no MariaDB. */
 export function databaseLabel(host: HostFigures): 'mariadb' | 'mysql' {
-  return /mariadb/i.test(host.mariadb.version) ? 'mariadb' : 'mysql';
+  return /mariadb/i.test(host.database.version) ? 'mariadb' : 'mysql';
 }

@@ -21,3 +21,4 @@ export * from './metrics/metrics-registry';
 export * from './metrics/metrics.module';
 export * from './mysql';
 export * from './redis/redis.module';
+export * from './timing/periodic.runner';

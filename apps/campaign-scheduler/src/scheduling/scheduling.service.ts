@@ -76,27 +76,32 @@ export class SchedulingService implements OnApplicationBootstrap, BeforeApplicat
   /** Creates the run of each due cron fire and moves the campaign's next fire time on. */
   async fireCrons(): Promise<number> {
     const now = await this.runs.dbNow();
-    return this.dataSource.transaction(async (manager) => {
-      const due = await this.repository.lockDueCrons(manager, now, this.config.SCHEDULER_BATCH);
-      for (const campaign of due) {
+    // Counted after the commit: a rolled-back fire is fired again next tick and must count once.
+    const fired = { created: 0, missed: 0 };
+    const due = await this.dataSource.transaction(async (manager) => {
+      const locked = await this.repository.lockDueCrons(manager, now, this.config.SCHEDULER_BATCH);
+      for (const campaign of locked) {
         const plan = planCronFire(campaign.cron, campaign.timeZone, campaign.nextFireAt, now);
         if (plan === undefined) continue;
         const run = await this.runs.createOnce(manager, campaign.campaignId, plan.fireAt);
         await this.repository.setNextFire(manager, campaign.campaignId, plan.nextFireAt);
-        if (run.created) this.metrics.cronFires.inc();
-        if (plan.missed > 0) this.metrics.missedFires.inc(plan.missed);
+        if (run.created) fired.created += 1;
+        fired.missed += plan.missed;
         this.logger.info(
           { campaignId: campaign.campaignId, runId: run.id, fireAt: plan.fireAt, missed: plan.missed },
           run.created ? 'Cron fired: run created' : 'Cron fire already had its run',
         );
       }
-      return due.length;
+      return locked.length;
     });
+    if (fired.created > 0) this.metrics.cronFires.inc(fired.created);
+    if (fired.missed > 0) this.metrics.missedFires.inc(fired.missed);
+    return due;
   }
 
   /** PENDING runs whose time came -> SCHEDULED at a new epoch, and their requests published. */
   async publishDueRuns(): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
+    const scheduled = await this.dataSource.transaction(async (manager) => {
       const due = await this.repository.lockDueRuns(manager, this.config.SCHEDULER_BATCH);
       if (due.length === 0) return 0;
       await this.repository.markScheduled(
@@ -109,9 +114,10 @@ export class SchedulingService implements OnApplicationBootstrap, BeforeApplicat
         due.map((run) => ({ ...run, epoch: run.epoch + 1 })),
         RunRequestReason.Scheduled,
       );
-      this.metrics.runsScheduled.inc(due.length);
       this.logger.info({ runs: due.map((run) => run.runId) }, 'Due runs scheduled');
       return due.length;
     });
+    if (scheduled > 0) this.metrics.runsScheduled.inc(scheduled);
+    return scheduled;
   }
 }

@@ -374,6 +374,21 @@ export class MessageClaimsRepository {
   }
 
   /**
+   * Deletes up to `limit` finished-batch inbox rows recorded longer than `olderThanMs` ago, oldest
+   * first through the `processed_at` index; returns how many went. Replicas may prune side by side:
+   * the second DELETE waits for the first and finds its rows gone.
+   */
+  async pruneFinishedBatches(olderThanMs: number, limit: number): Promise<number> {
+    const result = (await this.dataSource.query(
+      `DELETE FROM processed_events
+        WHERE consumer = ? AND processed_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND
+        ORDER BY processed_at LIMIT ?`,
+      [FINISHED_BATCHES_INBOX, olderThanMs * 1000, limit],
+    )) as { affectedRows: number };
+    return result.affectedRows;
+  }
+
+  /**
    * Folds committed counter deltas into `runs` (see foldCounterDeltas); nothing when another
    * replica is folding. One folder at a time (a named lock per database): side by side they
    * deadlocked (each DELETE waiting for a row the other had selected) and could apply a decrement

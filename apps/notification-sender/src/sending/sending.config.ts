@@ -1,6 +1,10 @@
 import { Expose } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, Max, Min, ValidateIf } from 'class-validator';
+import { Topics } from '@ums/contracts';
 import { ToInt } from '@ums/platform';
+
+/** A batch older than its topic's retention can no longer be delivered again, so its inbox row may go. */
+const FINISHED_BATCH_RETENTION_FLOOR_MS = Topics.batches.retentionMs;
 
 export class SendingConfig {
   /** A SENDING row claimed longer ago than this becomes UNKNOWN (its sender died between claim and result). */
@@ -28,6 +32,22 @@ export class SendingConfig {
   @Expose() @ToInt() @IsInt() @Min(0) @Max(20) SENDER_RATE_HEADROOM_PERCENT = 5;
   /** How often each replica folds run counter deltas into `runs` (how far the run counters trail the rows). */
   @Expose() @ToInt() @IsInt() @Min(10) @Max(60_000) SENDER_COUNTER_FOLD_MS = 100;
+  /**
+   * How long a finished batch's inbox row (`processed_events`: a batch delivered again is not counted
+   * twice) is kept: 0 (forever), or at least the batches topic's retention (7 days), as a copy of a batch
+   * can come back while Kafka holds it. Without a limit the table grows by a row per batch sent.
+   */
+  @Expose()
+  @ToInt()
+  @ValidateIf((config: SendingConfig) => config.SENDER_FINISHED_BATCH_RETENTION_MS !== 0)
+  @IsInt()
+  @Min(FINISHED_BATCH_RETENTION_FLOOR_MS, {
+    message: `must be 0 (keep forever) or at least ${FINISHED_BATCH_RETENTION_FLOOR_MS} (the batches topic's retention)`,
+  })
+  @Max(31_536_000_000)
+  SENDER_FINISHED_BATCH_RETENTION_MS = 2 * FINISHED_BATCH_RETENTION_FLOOR_MS;
+  /** How often each replica deletes finished-batch inbox rows past their retention. */
+  @Expose() @ToInt() @IsInt() @Min(1_000) @Max(86_400_000) SENDER_FINISHED_BATCH_PRUNE_TICK_MS = 600_000;
   /** How long a campaign's compiled template is reused before it is read again. */
   @Expose() @ToInt() @IsInt() @Min(0) @Max(3_600_000) CAMPAIGN_CONTENT_CACHE_MS = 30_000;
 }

@@ -3,6 +3,7 @@ import { ProvidersModule } from '../providers/providers.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { CampaignContentRepository } from './campaign-content.repository';
 import { ClaimExpiryService } from './claim-expiry.service';
+import { FinishedBatchRetentionService } from './finished-batch-retention.service';
 import { MessageClaimsRepository } from './message-claims.repository';
 import { RunCounterFoldingService } from './run-counter-folding.service';
 import { RunStatesRepository } from './run-states.repository';
@@ -13,7 +14,7 @@ import { StatusEventsPublisher } from './status-events.publisher';
 
 /**
  * Sending: batches (campaign, priority, retry tiers) -> rate limit -> claim -> provider -> record,
- * with status events and claims that expire to UNKNOWN.
+ * with status events, claims that expire to UNKNOWN and the finished-batch inbox's retention.
  */
 @Module({
   imports: [ProvidersModule, RateLimitModule],
@@ -22,6 +23,7 @@ import { StatusEventsPublisher } from './status-events.publisher';
     StatusEventsPublisher,
     ClaimExpiryService,
     RunCounterFoldingService,
+    FinishedBatchRetentionService,
     CampaignContentRepository,
     RunStatesRepository,
     SendingMetrics,

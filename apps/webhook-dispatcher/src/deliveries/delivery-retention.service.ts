@@ -1,9 +1,9 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicRunner } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesMetrics } from './deliveries.metrics';
 import { DeliveriesRepository } from './deliveries.repository';
-import { PeriodicRunner } from './periodic.runner';
 
 /** Rows read per window; each window deletes by primary key in its own short statement. */
 const WINDOW = 1_000;

@@ -1,11 +1,11 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicRunner } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
 import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesMetrics } from './deliveries.metrics';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
-import { PeriodicRunner } from './periodic.runner';
 import { ResurrectService } from './resurrect.service';
 
 const SWEEP_LIMIT = 500;

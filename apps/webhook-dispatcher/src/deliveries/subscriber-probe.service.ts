@@ -1,10 +1,10 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { signWebhook } from '@ums/domain';
+import { PeriodicRunner } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { ulid } from 'ulid';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
 import { DeliveriesConfig } from './deliveries.config';
-import { PeriodicRunner } from './periodic.runner';
 import { ResurrectService } from './resurrect.service';
 import { SubscriberHttpClient } from './subscriber-http.client';
 
