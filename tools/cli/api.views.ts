@@ -134,3 +134,30 @@ export function runProgress(run: RunView, audienceSize: number): { done: number;
   const total = run.expandedAt === null ? Math.max(c.total, audienceSize) : c.total;
   return { done, total };
 }
+
+/** GET /v1/dead-letters/:id (campaign API). */
+export interface DeadLetterView {
+  readonly id: string;
+  readonly consumerGroup: string;
+  readonly sourceTopic: string;
+  readonly sourcePartition: number;
+  readonly sourceOffset: string;
+  readonly replayTo: string | null;
+  readonly key: string | null;
+  readonly value: string | null;
+  readonly valueEncoding: 'utf8' | 'base64';
+  readonly headers: Record<string, string>;
+  readonly errorCode: string;
+  readonly reason: string;
+  readonly attempts: number;
+  readonly failedAt: string | null;
+  readonly replays: number;
+  readonly replayedAt: string | null;
+  readonly createdAt: string;
+}
+
+/** POST /v1/dead-letters/replay (campaign API). */
+export interface DeadLetterReplayView {
+  readonly replayed: readonly string[];
+  readonly refused: readonly { readonly id: string; readonly reason: string }[];
+}

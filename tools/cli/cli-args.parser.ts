@@ -76,6 +76,16 @@ export const OPTION_CATALOG = {
   'rate-ceiling': { type: 'string', value: 'N', description: 'messages per second at most' },
   'rate-floor': { type: 'string', value: 'N', description: 'messages per second at least' },
   'tenant-rate-cap': { type: 'string', value: 'N', description: "cap on the tenant's rate" },
+  topic: {
+    type: 'string',
+    value: 'TOPIC',
+    description: 'the topic a dead letter was consumed from (as listed, with any namespace prefix)',
+  },
+  'error-code': { type: 'string', value: 'CODE', description: 'filter by error code' },
+  group: { type: 'string', value: 'GROUP', description: 'filter by consumer group (as listed)' },
+  open: { type: 'boolean', description: 'only dead letters never replayed' },
+  replayed: { type: 'boolean', description: 'only dead letters replayed at least once' },
+  'include-replayed': { type: 'boolean', description: 'replay matching dead letters replayed before, too' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTION_CATALOG;

@@ -1,6 +1,7 @@
 import { CAMPAIGN_COMMANDS } from './campaign.commands';
 import type { CommandSpec } from './command.types';
 import { CREDENTIAL_COMMANDS } from './credential.commands';
+import { DEAD_LETTER_COMMANDS } from './dead-letter.commands';
 import { RUN_COMMANDS } from './run.commands';
 import { DLQ_COMMANDS, SUBSCRIBER_COMMANDS } from './subscriber.commands';
 
@@ -10,6 +11,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...RUN_COMMANDS,
   ...SUBSCRIBER_COMMANDS,
   ...DLQ_COMMANDS,
+  ...DEAD_LETTER_COMMANDS,
   ...CREDENTIAL_COMMANDS,
 ];
 
@@ -18,6 +20,7 @@ export const GROUP_SUMMARIES: Readonly<Record<string, string>> = {
   runs: 'runs of a campaign: progress, pause/resume/stop, retries, messages (campaign API)',
   subscribers: 'webhook subscribers: list, show, resurrect, deliveries (dispatcher API)',
   dlq: 'dead-lettered webhook deliveries: list and replay (dispatcher API)',
+  'dead-letters': 'Kafka messages consumers refused or gave up on: list, show, replay (campaign API)',
   credentials: 'provider credentials (campaign API)',
 };
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AllTopics } from '@ums/contracts';
+import { AllTopics, Topics } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
   createTestDatabase,
@@ -33,6 +33,7 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
   let scheduler: ServiceProcess;
   let dispatcher: ServiceProcess;
   let dir: string;
+  let names: KafkaNames;
   const tenant = `cli-${randomBytes(3).toString('hex')}`;
 
   beforeAll(async () => {
@@ -41,7 +42,8 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
     await ds.initialize();
     await runPendingMigrations(ds);
     const namespace = `t-${randomBytes(4).toString('hex')}`;
-    await ensureTopics(testKafka(), AllTopics, 1, new KafkaNames(namespace));
+    names = new KafkaNames(namespace);
+    await ensureTopics(testKafka(), AllTopics, 1, names);
     const env = serviceEnv(db.settings.database, namespace);
     [scheduler, dispatcher] = await Promise.all([
       startServiceProcess({
@@ -297,6 +299,76 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
     const unknown = await ums('subscribers', 'resurrect', 'sub_DOESNOTEXIST');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^error: SUBSCRIBER_NOT_FOUND: /);
+  });
+
+  it('lists, shows and replays dead letters of the Kafka flow', async () => {
+    const producer = testKafka().producer();
+    await producer.connect();
+    try {
+      await producer.send({
+        topic: names.topic(Topics.sendRequests.name),
+        acks: -1,
+        messages: [{ key: tenant, value: 'not a send request' }],
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    const page = await waitUntil(
+      'the dead letter stored',
+      async () => {
+        const listed = await umsJson<{ items: { id: string; errorCode: string }[] }>(
+          'dead-letters',
+          'list',
+          '--error-code',
+          'INVALID_JSON',
+        );
+        return listed.items.length === 1 ? listed : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 300 },
+    );
+    const id = String(page.items[0]?.id);
+    const table = await ums('dead-letters', 'list', '--open');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^ID\s+FAILED\s+TOPIC\s+PARTITION:OFFSET\s+GROUP\s+CODE\s+REASON\s+REPLAYS/);
+    expect(table.stdout).toMatch(
+      new RegExp(`${id}\\s.*${names.topic(Topics.sendRequests.name)}.*INVALID_JSON`),
+    );
+    const shown = await ums('dead-letters', 'show', id);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(
+      new RegExp(`replays to:\\s+${Topics.sendRequests.name.replace(/\./g, '\\.')}\n`),
+    );
+    expect(shown.stdout).toContain('value (utf8):\nnot a send request\n');
+
+    const neither = await ums('dead-letters', 'replay');
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain(
+      'give DEAD_LETTER_ID(s), or at least one of --topic, --error-code, --group',
+    );
+    const unknown = await ums('dead-letters', 'replay', '99999999');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: DEAD_LETTER_NOT_FOUND: /);
+
+    const replayed = await ums('dead-letters', 'replay', '--error-code', 'INVALID_JSON');
+    expect(replayed.code).toBe(0);
+    expect(replayed.stdout).toBe('1 dead letter(s) published again\n');
+    // Still no send request: it fails again, as a new dead letter that names the one replayed.
+    const again = await waitUntil(
+      'the replayed message dead-lettered again',
+      async () =>
+        (
+          await umsJson<{ items: { id: string; headers: Record<string, string> }[] }>(
+            'dead-letters',
+            'list',
+            '--open',
+            '--error-code',
+            'INVALID_JSON',
+          )
+        ).items[0],
+      { timeoutMs: 30_000, intervalMs: 300 },
+    );
+    expect(again.headers).toEqual({ 'ums-dead-letter-replay': id });
+    expect((await umsJson<{ replays: number }>('dead-letters', 'show', id)).replays).toBe(1);
   });
 
   it('exits 2 on bad usage and 3 when a service cannot be reached', async () => {

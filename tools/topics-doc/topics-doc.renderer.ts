@@ -28,7 +28,7 @@ export function renderTopicsDoc(): string {
     '',
     '## Headers',
     '',
-    'Set by the platform on retry tiers and dead letters:',
+    'Set by the platform on retry tiers and dead letters, and by the campaign-scheduler on replayed dead letters:',
     '',
     ...Object.entries(KafkaHeaders).map(([name, header]) => `- \`${header}\` (${name})`),
     '',

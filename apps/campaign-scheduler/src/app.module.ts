@@ -4,6 +4,7 @@ import { AudienceConfig } from './audience/audience.config';
 import { AudienceModule } from './audience/audience.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { CredentialsModule } from './credentials/credentials.module';
+import { DeadLettersModule } from './dead-letters/dead-letters.module';
 import { MessagesModule } from './messages/messages.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulingConfig } from './scheduling/scheduling.config';
@@ -12,7 +13,10 @@ import { SendRequestsModule } from './send-requests/send-requests.module';
 import { SweeperConfig } from './sweeper/sweeper.config';
 import { SweeperModule } from './sweeper/sweeper.module';
 
-/** Root module of campaign-scheduler: the campaign API, the due-run scheduler and the stale-checkpoint sweeper. */
+/**
+ * Root module of campaign-scheduler: the campaign API, the due-run scheduler, the stale-checkpoint sweeper
+ * and the dead letters kept for operators.
+ */
 @Module({
   imports: [
     PlatformModule.forService({
@@ -30,6 +34,7 @@ import { SweeperModule } from './sweeper/sweeper.module';
     SchedulingModule,
     SweeperModule,
     SendRequestsModule,
+    DeadLettersModule,
   ],
 })
 export class CampaignSchedulerModule {}

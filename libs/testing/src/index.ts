@@ -1,3 +1,4 @@
+export * from './http/json-call';
 export * from './kafka/kafka-broker';
 export * from './kafka/test-kafka';
 export * from './mysql';

@@ -4,6 +4,8 @@ import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from
 import {
   BatchProbe,
   createTestDatabase,
+  jsonCall,
+  type JsonAnswer,
   seedCampaign,
   serviceEnv,
   type ServiceProcess,
@@ -18,11 +20,6 @@ jest.setTimeout(300_000);
 
 const WINDOW = 10;
 const STEP = 2;
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
 
 describe('campaign API and run lifecycle (scheduler + expander processes)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -66,13 +63,8 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
     await db?.drop();
   });
 
-  async function call(method: string, path: string, body?: unknown): Promise<Answer> {
-    const response = await fetch(`${scheduler.url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  function call(method: string, path: string, body?: unknown): Promise<JsonAnswer> {
+    return jsonCall(scheduler.url, method, path, body);
   }
 
   async function startProbe(label: string, finishDelayMs: number): Promise<BatchProbe> {

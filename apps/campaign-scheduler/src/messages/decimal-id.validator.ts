@@ -1,4 +1,4 @@
-import { registerDecorator, type ValidationArguments } from 'class-validator';
+import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 const MAX_BIGINT_UNSIGNED = 18_446_744_073_709_551_615n;
 
@@ -7,15 +7,18 @@ export function isDecimalId(value: unknown): value is string {
   return typeof value === 'string' && /^\d{1,20}$/.test(value) && BigInt(value) <= MAX_BIGINT_UNSIGNED;
 }
 
-export function IsDecimalId(): PropertyDecorator {
+/** `{each: true}` checks every item of an array. */
+export function IsDecimalId(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol): void => {
     registerDecorator({
       name: 'isDecimalId',
       target: target.constructor,
       propertyName: String(propertyName),
+      options,
       validator: {
         validate: isDecimalId,
-        defaultMessage: (args: ValidationArguments): string => `${args.property} must be a decimal id`,
+        defaultMessage: (args: ValidationArguments): string =>
+          `${args.property} must be ${options?.each === true ? 'a list of decimal ids' : 'a decimal id'}`,
       },
     });
   };

@@ -13,4 +13,6 @@ export const KafkaHeaders = {
    * (that batch was already counted as finished for the expander's backpressure).
    */
   partialRetry: 'ums-partial-retry',
+  /** Set on a message an operator replayed from the dead letters: the stored dead letter's id. */
+  deadLetterReplay: 'ums-dead-letter-replay',
 } as const;

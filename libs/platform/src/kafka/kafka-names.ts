@@ -14,6 +14,13 @@ export class KafkaNames {
     return this.prefix + logicalName;
   }
 
+  /** The logical name of a physical topic of this namespace; undefined for another namespace's topic. */
+  logicalTopic(physicalName: string): string | undefined {
+    if (!physicalName.startsWith(this.prefix)) return undefined;
+    const logical = physicalName.slice(this.prefix.length);
+    return logical === '' ? undefined : logical;
+  }
+
   group(logicalGroupId: string): string {
     return this.prefix + logicalGroupId;
   }

@@ -165,6 +165,24 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'batches_finished',
     'created_at',
   ],
+  dead_letters: [
+    'id',
+    'consumer_group',
+    'source_topic',
+    'source_partition',
+    'source_offset',
+    'message_key',
+    'message_value',
+    'value_encoding',
+    'headers',
+    'error_code',
+    'reason',
+    'attempts',
+    'failed_at',
+    'replays',
+    'replayed_at',
+    'created_at',
+  ],
 };
 const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
 
@@ -177,6 +195,7 @@ const ALL_MIGRATION_NAMES = [
   'WebhookSubscriberReplay1764300000000',
   'RunCounterDeltas1764400000000',
   'SubscriberBatchSize1764500000000',
+  'DeadLetters1764600000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */
@@ -197,6 +216,10 @@ const EXPECTED_UNIQUE_KEYS: Record<string, string[]> = {
   deliveries: ['PRIMARY(id)', 'uq_deliveries_subscriber_event(subscriber_id,event_id)'],
   processed_events: ['PRIMARY(consumer,event_id)'],
   run_counter_deltas: ['PRIMARY(id)'],
+  dead_letters: [
+    'PRIMARY(id)',
+    'uq_dead_letters_source(consumer_group,source_topic,source_partition,source_offset)',
+  ],
 };
 
 /** Secondary (non-unique) indexes the pollers, cursors and lookups rely on. */
@@ -220,6 +243,10 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
     'idx_deliveries_subscriber_state_id(subscriber_id,state,id)',
   ],
   processed_events: ['idx_processed_events_processed_at(processed_at)'],
+  dead_letters: [
+    'idx_dead_letters_error_code(error_code,id)',
+    'idx_dead_letters_source_topic(source_topic,id)',
+  ],
 };
 
 /** Foreign keys as "table.fk_name". Deliberately none on the bulk-written tables. */
@@ -430,6 +457,7 @@ describe('initial schema migration', () => {
         'chk_subscribers_state',
         'chk_subscribers_max_events_per_request',
         'chk_deliveries_state',
+        'chk_dead_letters_value_encoding',
       ]),
     );
   });

@@ -5,6 +5,7 @@ import { CredentialsCallbackSecret1764200000000 } from './1764200000000-credenti
 import { WebhookSubscriberReplay1764300000000 } from './1764300000000-webhook-subscriber-replay.migration';
 import { RunCounterDeltas1764400000000 } from './1764400000000-run-counter-deltas.migration';
 import { SubscriberBatchSize1764500000000 } from './1764500000000-subscriber-batch-size.migration';
+import { DeadLetters1764600000000 } from './1764600000000-dead-letters.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
 export const allMigrations = [
@@ -15,4 +16,5 @@ export const allMigrations = [
   WebhookSubscriberReplay1764300000000,
   RunCounterDeltas1764400000000,
   SubscriberBatchSize1764500000000,
+  DeadLetters1764600000000,
 ];

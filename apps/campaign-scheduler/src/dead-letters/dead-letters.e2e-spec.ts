@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import { AllTopics, KafkaHeaders, type MessageBatchV1, type SendRequestV1, Topics } from '@ums/contracts';
+import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
+import {
+  createTestDatabase,
+  jsonCall,
+  type JsonAnswer,
+  serviceEnv,
+  type ServiceProcess,
+  startServiceProcess,
+  testKafka,
+  waitUntil,
+} from '@ums/testing';
+import type { Consumer, Producer } from 'kafkajs';
+import type { DataSource } from 'typeorm';
+
+jest.setTimeout(180_000);
+
+interface Letter {
+  id: string;
+  sourceTopic: string;
+  replayTo: string | null;
+  errorCode: string;
+  value: string | null;
+  headers: Record<string, string>;
+  replays: number;
+  replayedAt: string | null;
+}
+
+describe('dead letters for operators (scheduler process, real Kafka and MariaDB)', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let ds: DataSource;
+  let names: KafkaNames;
+  let scheduler: ServiceProcess;
+  let producer: Producer;
+  let consumer: Consumer;
+  const priority: MessageBatchV1[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('dead_letters');
+    ds = createDataSource(db.settings);
+    await ds.initialize();
+    await runPendingMigrations(ds);
+    const namespace = `t-${randomBytes(4).toString('hex')}`;
+    names = new KafkaNames(namespace);
+    await ensureTopics(testKafka(), AllTopics, 1, names);
+    scheduler = await startServiceProcess({
+      app: 'campaign-scheduler',
+      env: serviceEnv(db.settings.database, namespace),
+    });
+    consumer = testKafka().consumer({ groupId: `${namespace}.observer` });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [names.topic(Topics.prioritySends.name)], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        priority.push(JSON.parse(String(message.value)) as MessageBatchV1);
+        await Promise.resolve();
+      },
+    });
+    producer = testKafka().producer();
+    await producer.connect();
+  });
+
+  afterAll(async () => {
+    await scheduler?.process.stop();
+    await Promise.all([producer?.disconnect(), consumer?.disconnect()]);
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  function call(method: string, path: string, body?: unknown): Promise<JsonAnswer> {
+    return jsonCall(scheduler.url, method, path, body);
+  }
+
+  async function letters(query = ''): Promise<Letter[]> {
+    const answer = await call('GET', `/v1/dead-letters${query}`);
+    expect(answer.status).toBe(200);
+    return answer.body['items'] as Letter[];
+  }
+
+  const request: SendRequestV1 = {
+    requestId: 'r-later',
+    kind: 'single' as SendRequestV1['kind'],
+    tenantId: 'tenant-a',
+    channel: 'sms' as SendRequestV1['channel'],
+    credentialId: 'cred_later',
+    content: { text: 'Your code is {{code}}' },
+    recipient: { address: '+4915123456789', variables: { code: '4711' } },
+    requestedAt: new Date().toISOString(),
+  };
+
+  it('stores refused messages, lists and shows them, and replays them to their topic once the cause is fixed', async () => {
+    // A request for a credential that does not exist yet, and bytes that are no request at all.
+    await producer.send({
+      topic: names.topic(Topics.sendRequests.name),
+      acks: -1,
+      messages: [
+        { key: 'tenant-a', value: JSON.stringify(request), headers: { traceparent: '00-trace' } },
+        { key: 'tenant-a', value: 'not json at all' },
+      ],
+    });
+    const stored = await waitUntil(
+      'both dead letters stored',
+      async () => {
+        const items = await letters();
+        return items.length === 2 ? items : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    // Both name where they came from and where a replay goes. The scheduler handles a partition's
+    // requests several at once, so the two may have failed in either order: told apart by their code.
+    expect(stored.map((l) => l.errorCode).sort()).toEqual(['CREDENTIAL_NOT_FOUND', 'INVALID_JSON']);
+    for (const letter of stored) {
+      expect(letter).toMatchObject({
+        sourceTopic: names.topic(Topics.sendRequests.name),
+        replayTo: Topics.sendRequests.name,
+        replays: 0,
+        replayedAt: null,
+      });
+    }
+    const refused = stored.find((l) => l.errorCode === 'CREDENTIAL_NOT_FOUND') as Letter;
+    const garbage = stored.find((l) => l.errorCode === 'INVALID_JSON') as Letter;
+    const [newer, older] = stored as [Letter, Letter];
+    expect(BigInt(newer.id)).toBeGreaterThan(BigInt(older.id));
+    expect(JSON.parse(refused.value as string)).toEqual(request);
+    expect(refused.headers).toEqual({ traceparent: '00-trace' });
+    expect((await call('GET', `/v1/dead-letters/${refused.id}`)).body).toMatchObject({
+      id: refused.id,
+      errorCode: 'CREDENTIAL_NOT_FOUND',
+      consumerGroup: names.group('campaign-scheduler.send-requests'),
+    });
+    expect((await letters('?errorCode=INVALID_JSON')).map((l) => l.id)).toEqual([garbage.id]);
+    const firstPage = await call('GET', '/v1/dead-letters?limit=1');
+    expect(firstPage.body['nextBefore']).toBe(newer.id);
+    expect((await letters(`?limit=1&before=${newer.id}`)).map((l) => l.id)).toEqual([older.id]);
+
+    // Bad input is refused by field; an unknown id is a 404.
+    expect(await call('GET', '/v1/dead-letters?replayed=maybe')).toMatchObject({
+      status: 400,
+      body: { error: { fields: [expect.objectContaining({ field: 'replayed' })] } },
+    });
+    expect(await call('GET', '/v1/dead-letters/99999999')).toMatchObject({
+      status: 404,
+      body: { error: { code: 'DEAD_LETTER_NOT_FOUND' } },
+    });
+    expect(await call('POST', '/v1/dead-letters/replay', {})).toMatchObject({
+      status: 400,
+      body: { error: { code: 'REPLAY_SELECTION_INVALID' } },
+    });
+    expect(await call('POST', '/v1/dead-letters/replay', { ids: ['x'] })).toMatchObject({ status: 400 });
+
+    // The cause is fixed: the credential now exists. The replay sends the request through.
+    await ds.query(
+      `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, rate_ceiling_per_sec, rate_floor_per_sec)
+       VALUES ('cred_later', 'tenant-a', 'sms', 'simulator', 'sms', '{}', 100, 1)`,
+    );
+    expect(await call('POST', '/v1/dead-letters/replay', { ids: [refused.id] })).toEqual({
+      status: 200,
+      body: { replayed: [refused.id], refused: [] },
+    });
+    await waitUntil('the replayed request sent on the priority lane', () => priority.length === 1, {
+      timeoutMs: 30_000,
+    });
+    expect(priority[0]).toMatchObject({ credentialId: 'cred_later', tenantId: 'tenant-a' });
+    const [row] = (await ds.query(
+      `SELECT state FROM messages WHERE tenant_id = 'tenant-a' AND idempotency_key = 'r-later'`,
+    )) as { state: string }[];
+    expect(row?.state).toBe('PENDING');
+    expect((await call('GET', `/v1/dead-letters/${refused.id}`)).body).toMatchObject({
+      replays: 1,
+      replayedAt: expect.any(String),
+    });
+
+    // A replay by filter takes the entries never replayed: the garbage goes back, fails again, and its
+    // new dead letter names the entry it was replayed from.
+    expect(await call('POST', '/v1/dead-letters/replay', { sourceTopic: garbage.sourceTopic })).toEqual({
+      status: 200,
+      body: { replayed: [garbage.id], refused: [] },
+    });
+    const again = await waitUntil(
+      'the replayed garbage dead-lettered again',
+      async () => (await letters('?replayed=false')).find((l) => l.id !== garbage.id && l.id !== refused.id),
+      { timeoutMs: 30_000 },
+    );
+    expect(again).toMatchObject({
+      errorCode: 'INVALID_JSON',
+      value: 'not json at all',
+      headers: { [KafkaHeaders.deadLetterReplay]: garbage.id },
+    });
+    expect((await letters('?replayed=true')).map((l) => l.id).sort()).toEqual(
+      [garbage.id, refused.id].sort(),
+    );
+    // Nothing else was sent: the request replayed once is one message.
+    const [count] = (await ds.query(`SELECT COUNT(*) AS n FROM messages WHERE tenant_id = 'tenant-a'`)) as {
+      n: string;
+    }[];
+    expect(Number(count?.n)).toBe(1);
+  });
+});

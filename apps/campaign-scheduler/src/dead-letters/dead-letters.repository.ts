@@ -1,0 +1,197 @@
+import { Injectable } from '@nestjs/common';
+import type { DeadLetterV1 } from '@ums/contracts';
+import { jsonColumn } from '@ums/platform';
+import { DataSource } from 'typeorm';
+
+/** A stored dead letter: the entry as it came from `ums.dead-letters.v1`, and its replays. */
+export interface DeadLetterRecord {
+  readonly id: string;
+  readonly consumerGroup: string;
+  readonly sourceTopic: string;
+  readonly sourcePartition: number;
+  readonly sourceOffset: string;
+  readonly key: string | null;
+  readonly value: string | null;
+  readonly valueEncoding: 'utf8' | 'base64';
+  readonly headers: Record<string, string>;
+  readonly errorCode: string;
+  readonly reason: string;
+  readonly attempts: number;
+  readonly failedAt: Date | null;
+  readonly replays: number;
+  readonly replayedAt: Date | null;
+  readonly createdAt: Date;
+}
+
+export interface DeadLetterFilter {
+  readonly sourceTopic?: string;
+  readonly errorCode?: string;
+  readonly consumerGroup?: string;
+  /** true: only replayed ones; false: only never replayed ones; undefined: both. */
+  readonly replayed?: boolean;
+}
+
+interface DeadLetterRow {
+  id: string | number;
+  consumer_group: string;
+  source_topic: string;
+  source_partition: number | string;
+  source_offset: string;
+  message_key: string | null;
+  message_value: string | null;
+  value_encoding: string;
+  headers: unknown;
+  error_code: string;
+  reason: string;
+  attempts: number | string;
+  failed_at: Date | null;
+  replays: number | string;
+  replayed_at: Date | null;
+  created_at: Date;
+}
+
+const COLUMNS = `id, consumer_group, source_topic, source_partition, source_offset, message_key, message_value,
+  value_encoding, headers, error_code, reason, attempts, failed_at, replays, replayed_at, created_at`;
+
+/** INT UNSIGNED columns take the contract's integers clamped: no entry can fail its insert and block the partition. */
+const MAX_INT_UNSIGNED = 4_294_967_295;
+/** DATETIME(3) holds years 1000-9999; a failedAt outside is stored as unknown (null). */
+const MIN_DATETIME_MS = Date.UTC(1000, 0, 1);
+const MAX_DATETIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** The `dead_letters` table (low volume: plain statements; one multi-row insert per consumed chunk). */
+@Injectable()
+export class DeadLettersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Stores entries once per (consumer group, source topic, partition, offset); an entry consumed again
+   * changes nothing. Not INSERT IGNORE: that would turn any other error into a warning and store a
+   * truncated row.
+   */
+  async insertMany(letters: readonly DeadLetterV1[]): Promise<void> {
+    if (letters.length === 0) return;
+    await this.dataSource.query(
+      `INSERT INTO dead_letters (consumer_group, source_topic, source_partition, source_offset, message_key,
+         message_value, value_encoding, headers, error_code, reason, attempts, failed_at)
+       VALUES ${letters.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+       ON DUPLICATE KEY UPDATE id = id`,
+      letters.flatMap((letter) => [
+        letter.consumerGroup,
+        letter.sourceTopic,
+        Math.min(letter.sourcePartition, MAX_INT_UNSIGNED),
+        letter.sourceOffset,
+        letter.key ?? null,
+        letter.value ?? null,
+        letter.valueEncoding,
+        JSON.stringify(letter.headers),
+        letter.errorCode,
+        letter.reason,
+        Math.min(letter.attempts, MAX_INT_UNSIGNED),
+        storableInstant(letter.failedAt),
+      ]),
+    );
+  }
+
+  async findById(id: string): Promise<DeadLetterRecord | undefined> {
+    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM dead_letters WHERE id = ?`, [
+      id,
+    ])) as DeadLetterRow[];
+    return rows[0] === undefined ? undefined : toRecord(rows[0]);
+  }
+
+  async findByIds(ids: readonly string[]): Promise<DeadLetterRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = (await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM dead_letters WHERE id IN (?) ORDER BY id`,
+      [ids],
+    )) as DeadLetterRow[];
+    return rows.map(toRecord);
+  }
+
+  /** Newest first, before the id `before` (keyset). */
+  async list(
+    filter: DeadLetterFilter,
+    before: string | undefined,
+    limit: number,
+  ): Promise<DeadLetterRecord[]> {
+    const { where, params } = conditions(filter);
+    if (before !== undefined) {
+      where.push('id < ?');
+      params.push(before);
+    }
+    const rows = (await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM dead_letters ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY id DESC LIMIT ?`,
+      [...params, limit],
+    )) as DeadLetterRow[];
+    return rows.map(toRecord);
+  }
+
+  /** Oldest first after the id `after`: what a replay by filter takes, in the order the entries failed. */
+  async listForReplay(filter: DeadLetterFilter, after: string, limit: number): Promise<DeadLetterRecord[]> {
+    const { where, params } = conditions(filter);
+    where.push('id > ?');
+    params.push(after);
+    const rows = (await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM dead_letters WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`,
+      [...params, limit],
+    )) as DeadLetterRow[];
+    return rows.map(toRecord);
+  }
+
+  async markReplayed(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.dataSource.query(
+      'UPDATE dead_letters SET replays = replays + 1, replayed_at = UTC_TIMESTAMP(3) WHERE id IN (?)',
+      [ids],
+    );
+  }
+}
+
+function conditions(filter: DeadLetterFilter): { where: string[]; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.sourceTopic !== undefined) {
+    where.push('source_topic = ?');
+    params.push(filter.sourceTopic);
+  }
+  if (filter.errorCode !== undefined) {
+    where.push('error_code = ?');
+    params.push(filter.errorCode);
+  }
+  if (filter.consumerGroup !== undefined) {
+    where.push('consumer_group = ?');
+    params.push(filter.consumerGroup);
+  }
+  if (filter.replayed !== undefined) where.push(filter.replayed ? 'replays > 0' : 'replays = 0');
+  return { where, params };
+}
+
+/** A DATETIME(3) literal in UTC, or null outside the column's range. */
+function storableInstant(iso: string): string | null {
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms) || ms < MIN_DATETIME_MS || ms > MAX_DATETIME_MS) return null;
+  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+}
+
+function toRecord(row: DeadLetterRow): DeadLetterRecord {
+  return {
+    id: String(row.id),
+    consumerGroup: row.consumer_group,
+    sourceTopic: row.source_topic,
+    sourcePartition: Number(row.source_partition),
+    sourceOffset: row.source_offset,
+    key: row.message_key,
+    value: row.message_value,
+    valueEncoding: row.value_encoding === 'base64' ? 'base64' : 'utf8',
+    headers: jsonColumn(row.headers) as Record<string, string>,
+    errorCode: row.error_code,
+    reason: row.reason,
+    attempts: Number(row.attempts),
+    failedAt: row.failed_at,
+    replays: Number(row.replays),
+    replayedAt: row.replayed_at,
+    createdAt: row.created_at,
+  };
+}
