@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { AllTopics, KafkaHeaders, type MessageBatchV1, type SendRequestV1, Topics } from '@ums/contracts';
+import {
+  AllTopics,
+  type DeadLetterV1,
+  KafkaHeaders,
+  type MessageBatchV1,
+  type SendRequestV1,
+  Topics,
+} from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
   createTestDatabase,
@@ -35,6 +42,7 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
   let producer: Producer;
   let consumer: Consumer;
   const priority: MessageBatchV1[] = [];
+  const onDeadLetterTopic: DeadLetterV1[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase('dead_letters');
@@ -50,10 +58,15 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
     });
     consumer = testKafka().consumer({ groupId: `${namespace}.observer` });
     await consumer.connect();
-    await consumer.subscribe({ topics: [names.topic(Topics.prioritySends.name)], fromBeginning: true });
+    await consumer.subscribe({
+      topics: [names.topic(Topics.prioritySends.name), names.topic(Topics.deadLetters.name)],
+      fromBeginning: true,
+    });
     await consumer.run({
-      eachMessage: async ({ message }) => {
-        priority.push(JSON.parse(String(message.value)) as MessageBatchV1);
+      eachMessage: async ({ topic, message }) => {
+        const value: unknown = JSON.parse(String(message.value));
+        if (topic === names.topic(Topics.prioritySends.name)) priority.push(value as MessageBatchV1);
+        else onDeadLetterTopic.push(value as DeadLetterV1);
         await Promise.resolve();
       },
     });
@@ -195,5 +208,37 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
       n: string;
     }[];
     expect(Number(count?.n)).toBe(1);
+  });
+  it('keeps a dead letter it cannot store on its partition, retrying, and never dead-letters it back into the topic', async () => {
+    const before = (await letters()).length;
+    // The database refuses the insert (the table is away) while a message is dead-lettered.
+    await ds.query('RENAME TABLE dead_letters TO dead_letters_away');
+    try {
+      await producer.send({
+        topic: names.topic(Topics.sendRequests.name),
+        acks: -1,
+        messages: [{ key: 'tenant-b', value: 'still not json' }],
+      });
+      await waitUntil(
+        'the dead letter on its topic',
+        () => onDeadLetterTopic.find((d) => d.value === 'still not json'),
+        { timeoutMs: 30_000 },
+      );
+      // Several failed attempts to store it (200 ms, 400 ms, 800 ms, ... apart) go by.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+    } finally {
+      await ds.query('RENAME TABLE dead_letters_away TO dead_letters');
+    }
+    const stored = await waitUntil(
+      'the dead letter stored once the table is back',
+      async () => (await letters('?errorCode=INVALID_JSON')).find((l) => l.value === 'still not json'),
+      { timeoutMs: 30_000 },
+    );
+    expect(stored.sourceTopic).toBe(names.topic(Topics.sendRequests.name));
+    expect(await letters()).toHaveLength(before + 1);
+    // Nothing was dead-lettered from the dead-letter topic itself.
+    expect(onDeadLetterTopic.filter((d) => d.sourceTopic === names.topic(Topics.deadLetters.name))).toEqual(
+      [],
+    );
   });
 });
