@@ -5,6 +5,7 @@ import { createDataSource } from '@ums/platform';
 import { createTestDatabase, workspaceRoot } from '@ums/testing';
 import { type LocalStack, stackUrls, startLocalStack } from '../stack/local-stack';
 import { type PipelineCampaignResult, runPipelineCampaign } from '../stack/pipeline-campaign';
+import { databaseUse, type DatabaseCounterValues, readDatabaseCounters } from './database-counters';
 import { databaseLabel, describeHost, hostFigures } from './host-figures';
 import { CpuMeter, findListener, findProcess, peakRssMb } from './process-usage';
 
@@ -81,8 +82,10 @@ async function main(): Promise<void> {
       redis: findProcess('redis-server'),
       'bench driver and subscriber': process.pid,
     });
+    const countersBefore = await readDatabaseCounters(db.settings);
     cpu.start();
     let cpuUsed: ReturnType<CpuMeter['stop']> | undefined;
+    let countersAfter: Promise<DatabaseCounterValues> | undefined;
     const result = await runPipelineCampaign({
       urls: stackUrls(running),
       brokers: running.brokers,
@@ -101,9 +104,15 @@ async function main(): Promise<void> {
       // The CPU of the pipeline, not of reading the status topic back for the check.
       onSettled: () => {
         cpuUsed = cpu.stop();
+        countersAfter = readDatabaseCounters(db.settings);
       },
     });
     cpuUsed ??= cpu.stop();
+    const database = databaseUse(
+      countersBefore,
+      await (countersAfter ?? readDatabaseCounters(db.settings)),
+      recipients,
+    );
     const rss = Object.fromEntries(running.services.map((s) => [s.label, peakRssMb(s.process.pid)]));
     const ds = createDataSource(db.settings);
     await ds.initialize();
@@ -115,6 +124,7 @@ async function main(): Promise<void> {
       subscriberEventsPerRequest: subscriberBatch,
       deliveryRows,
       cpu: cpuUsed,
+      database,
       host,
     };
     const file = join(outDir, 'pipeline-bench.json');
