@@ -94,17 +94,33 @@ describe('dead letters repository (real MariaDB)', () => {
     const replayed = await repo.list({ replayed: true }, undefined, 10);
     expect(replayed.map((r) => [r.id, r.replays])).toEqual([[newest?.id, 1]]);
     expect(replayed[0]?.replayedAt).toBeInstanceOf(Date);
+    const upTo = await repo.newestId();
     const open = await repo.listForReplay(
       { replayed: false, consumerGroup: 'campaign-scheduler.send-requests' },
       '0',
+      upTo,
       2,
     );
     expect(open.map((r) => r.sourceOffset)).toEqual(['10', '11']);
     const next = await repo.listForReplay(
       { replayed: false, consumerGroup: 'campaign-scheduler.send-requests' },
       String(open[1]?.id),
+      upTo,
       10,
     );
     expect(next.map((r) => r.sourceOffset)).toEqual(['12']);
+    // An entry stored after the replay began (a replayed message failing again) is not taken by it.
+    await repo.insertMany([letter('13')]);
+    expect(
+      (
+        await repo.listForReplay(
+          { replayed: false, consumerGroup: 'campaign-scheduler.send-requests' },
+          String(next[0]?.id),
+          upTo,
+          10,
+        )
+      ).map((r) => r.sourceOffset),
+    ).toEqual([]);
+    expect(BigInt(await repo.newestId())).toBeGreaterThan(BigInt(upTo));
   });
 });

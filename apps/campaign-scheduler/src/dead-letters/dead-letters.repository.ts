@@ -128,11 +128,27 @@ export class DeadLettersRepository {
     return rows.map(toRecord);
   }
 
-  /** Oldest first after the id `after`: what a replay by filter takes, in the order the entries failed. */
-  async listForReplay(filter: DeadLetterFilter, after: string, limit: number): Promise<DeadLetterRecord[]> {
+  /** The newest entry's id ('0' when there is none). */
+  async newestId(): Promise<string> {
+    const [row] = (await this.dataSource.query('SELECT MAX(id) AS id FROM dead_letters')) as {
+      id: string | number | null;
+    }[];
+    return row?.id === null || row?.id === undefined ? '0' : String(row.id);
+  }
+
+  /**
+   * Oldest first, ids in (`after`, `upTo`]: what a replay by filter takes, in the order the entries
+   * failed. `upTo` keeps out entries stored while the replay runs (a replayed message that fails again).
+   */
+  async listForReplay(
+    filter: DeadLetterFilter,
+    after: string,
+    upTo: string,
+    limit: number,
+  ): Promise<DeadLetterRecord[]> {
     const { where, params } = conditions(filter);
-    where.push('id > ?');
-    params.push(after);
+    where.push('id > ?', 'id <= ?');
+    params.push(after, upTo);
     const rows = (await this.dataSource.query(
       `SELECT ${COLUMNS} FROM dead_letters WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`,
       [...params, limit],

@@ -91,6 +91,8 @@ export class DeadLettersService {
       replayed: request.includeReplayed === true ? undefined : false,
     };
     const limit = request.limit ?? DEFAULT_REPLAY_LIMIT;
+    // Entries stored from now on (one replayed here that fails again) are not this replay's.
+    const upTo = await this.repository.newestId();
     const replayed: string[] = [];
     const refused: { id: string; reason: string }[] = [];
     let after = '0';
@@ -98,6 +100,7 @@ export class DeadLettersService {
       const page = await this.repository.listForReplay(
         filter,
         after,
+        upTo,
         Math.min(REPLAY_PAGE, limit - replayed.length - refused.length),
       );
       if (page.length === 0) break;
