@@ -4,6 +4,7 @@ import { AudienceConfig } from './audience/audience.config';
 import { AudienceModule } from './audience/audience.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { CredentialsModule } from './credentials/credentials.module';
+import { DeadLettersConfig } from './dead-letters/dead-letters.config';
 import { DeadLettersModule } from './dead-letters/dead-letters.module';
 import { MessagesModule } from './messages/messages.module';
 import { RunsModule } from './runs/runs.module';
@@ -24,7 +25,7 @@ import { SweeperModule } from './sweeper/sweeper.module';
       kafka: true,
       mysql: true,
       redis: true,
-      configs: [SchedulingConfig, SweeperConfig, SecretsConfig, AudienceConfig],
+      configs: [SchedulingConfig, SweeperConfig, SecretsConfig, AudienceConfig, DeadLettersConfig],
     }),
     CredentialsModule,
     CampaignsModule,

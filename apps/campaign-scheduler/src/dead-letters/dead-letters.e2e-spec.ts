@@ -15,6 +15,7 @@ import {
   serviceEnv,
   type ServiceProcess,
   startServiceProcess,
+  sumMetric,
   testKafka,
   waitUntil,
 } from '@ums/testing';
@@ -54,7 +55,8 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
     await ensureTopics(testKafka(), AllTopics, 1, names);
     scheduler = await startServiceProcess({
       app: 'campaign-scheduler',
-      env: serviceEnv(db.settings.database, namespace),
+      // Maintenance every second: the open gauge follows within the test's waits.
+      env: { ...serviceEnv(db.settings.database, namespace), DEAD_LETTER_MAINTENANCE_TICK_MS: '1000' },
     });
     consumer = testKafka().consumer({ groupId: `${namespace}.observer` });
     await consumer.connect();
@@ -143,6 +145,17 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
       consumerGroup: names.group('campaign-scheduler.send-requests'),
     });
     expect((await letters('?errorCode=INVALID_JSON')).map((l) => l.id)).toEqual([garbage.id]);
+    // Counted as consumed, and open (waiting for a decision) by source topic and error code.
+    const sourceTopic = names.topic(Topics.sendRequests.name);
+    for (const code of ['CREDENTIAL_NOT_FOUND', 'INVALID_JSON']) {
+      const labels = { source_topic: sourceTopic, error_code: code };
+      expect(await sumMetric([scheduler.url], 'ums_dead_letters_consumed_total', labels)).toBe(1);
+      await waitUntil(
+        `${code} counted open`,
+        async () => (await sumMetric([scheduler.url], 'ums_dead_letters_open', labels)) === 1,
+        { timeoutMs: 15_000 },
+      );
+    }
     const firstPage = await call('GET', '/v1/dead-letters?limit=1');
     expect(firstPage.body['nextBefore']).toBe(newer.id);
     expect((await letters(`?limit=1&before=${newer.id}`)).map((l) => l.id)).toEqual([older.id]);
@@ -202,6 +215,17 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
     });
     expect((await letters('?replayed=true')).map((l) => l.id).sort()).toEqual(
       [garbage.id, refused.id].sort(),
+    );
+    // Open now: only the new entry; the credential's entry is handled.
+    await waitUntil(
+      'the open gauge following the replays',
+      async () =>
+        (await sumMetric([scheduler.url], 'ums_dead_letters_open', {
+          source_topic: sourceTopic,
+          error_code: 'CREDENTIAL_NOT_FOUND',
+        })) === 0 &&
+        (await sumMetric([scheduler.url], 'ums_dead_letters_open', { source_topic: sourceTopic })) === 1,
+      { timeoutMs: 15_000 },
     );
     // Nothing else was sent: the request replayed once is one message.
     const [count] = (await ds.query(`SELECT COUNT(*) AS n FROM messages WHERE tenant_id = 'tenant-a'`)) as {

@@ -31,6 +31,13 @@ export interface DeadLetterFilter {
   readonly replayed?: boolean;
 }
 
+/** Never-replayed entries of one source topic and error code. */
+export interface OpenDeadLetters {
+  readonly sourceTopic: string;
+  readonly errorCode: string;
+  readonly count: number;
+}
+
 interface DeadLetterRow {
   id: string | number;
   consumer_group: string;
@@ -162,6 +169,28 @@ export class DeadLettersRepository {
       'UPDATE dead_letters SET replays = replays + 1, replayed_at = UTC_TIMESTAMP(3) WHERE id IN (?)',
       [ids],
     );
+  }
+
+  /** Never-replayed entries by source topic and error code (idx_dead_letters_replayed: its NULL range, index only). */
+  async countOpen(): Promise<OpenDeadLetters[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT source_topic, error_code, COUNT(*) AS n FROM dead_letters
+        WHERE replayed_at IS NULL GROUP BY source_topic, error_code`,
+    )) as { source_topic: string; error_code: string; n: number | string }[];
+    return rows.map((r) => ({ sourceTopic: r.source_topic, errorCode: r.error_code, count: Number(r.n) }));
+  }
+
+  /**
+   * Deletes up to `limit` entries last replayed more than `olderThanMs` ago, oldest replay first
+   * (idx_dead_letters_replayed); never-replayed ones (replayed_at NULL) are outside the range. Returns how many.
+   */
+  async pruneReplayed(olderThanMs: number, limit: number): Promise<number> {
+    const result = (await this.dataSource.query(
+      `DELETE FROM dead_letters WHERE replayed_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND
+        ORDER BY replayed_at LIMIT ?`,
+      [olderThanMs * 1000, limit],
+    )) as { affectedRows: number };
+    return result.affectedRows;
   }
 }
 

@@ -4,6 +4,7 @@ import { InvalidInputError, KafkaNames, KafkaProducer, NotFoundError, type RawRe
 import { PinoLogger } from 'nestjs-pino';
 import type { DeadLetterPage, DeadLetterView, ReplayResult } from './dead-letter.view';
 import { replayHeaders, replayTarget, replayValue } from './dead-letter-replay';
+import { DeadLettersMetrics } from './dead-letters.metrics';
 import { type DeadLetterRecord, DeadLettersRepository } from './dead-letters.repository';
 import type { ListDeadLettersDto, ReplayDeadLettersDto } from './dead-letters.dto';
 
@@ -25,6 +26,7 @@ export class DeadLettersService {
     private readonly repository: DeadLettersRepository,
     private readonly producer: KafkaProducer,
     private readonly names: KafkaNames,
+    private readonly metrics: DeadLettersMetrics,
     private readonly logger: PinoLogger,
   ) {
     this.logger.setContext(DeadLettersService.name);
@@ -32,6 +34,9 @@ export class DeadLettersService {
 
   async store(letters: readonly DeadLetterV1[]): Promise<void> {
     await this.repository.insertMany(letters);
+    for (const letter of letters) {
+      this.metrics.consumed.inc({ source_topic: letter.sourceTopic, error_code: letter.errorCode });
+    }
   }
 
   async list(query: ListDeadLettersDto): Promise<DeadLetterPage> {

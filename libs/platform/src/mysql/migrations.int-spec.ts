@@ -196,6 +196,7 @@ const ALL_MIGRATION_NAMES = [
   'RunCounterDeltas1764400000000',
   'SubscriberBatchSize1764500000000',
   'DeadLetters1764600000000',
+  'DeadLettersReplayedIndex1764700000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */
@@ -245,6 +246,7 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
   processed_events: ['idx_processed_events_processed_at(processed_at)'],
   dead_letters: [
     'idx_dead_letters_error_code(error_code,id)',
+    'idx_dead_letters_replayed(replayed_at,source_topic,error_code)',
     'idx_dead_letters_source_topic(source_topic,id)',
   ],
 };

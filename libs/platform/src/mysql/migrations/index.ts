@@ -6,6 +6,7 @@ import { WebhookSubscriberReplay1764300000000 } from './1764300000000-webhook-su
 import { RunCounterDeltas1764400000000 } from './1764400000000-run-counter-deltas.migration';
 import { SubscriberBatchSize1764500000000 } from './1764500000000-subscriber-batch-size.migration';
 import { DeadLetters1764600000000 } from './1764600000000-dead-letters.migration';
+import { DeadLettersReplayedIndex1764700000000 } from './1764700000000-dead-letters-replayed-index.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
 export const allMigrations = [
@@ -17,4 +18,5 @@ export const allMigrations = [
   RunCounterDeltas1764400000000,
   SubscriberBatchSize1764500000000,
   DeadLetters1764600000000,
+  DeadLettersReplayedIndex1764700000000,
 ];
