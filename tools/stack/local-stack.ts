@@ -118,11 +118,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ? options.basePort + SERVICE_NAMES.indexOf(name)
           : await freePort();
       const label = replica === 1 ? name : `${name}-${replica}`;
-      const { command, args } = compiledEntry(`apps/${name}/src/main.ts`);
+      const { command, args } = compiledEntry(`apps/${name}/src/main.ts`, options.nodeArgs);
       const proc = new ManagedProcess({
         name: label,
         command,
-        args: [...(options.nodeArgs ?? []), ...args],
+        args,
         env: { ...env, ...options.serviceEnv?.[name], HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
         logFile: join(options.logDir, `${label}.log`),
         detached: options.keepRunning,

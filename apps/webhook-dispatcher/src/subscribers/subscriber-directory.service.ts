@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { subscriberMatches, type WebhookEventFacts, webhookSecretKey } from '@ums/domain';
 import { SecretBox } from '@ums/platform';
@@ -10,7 +11,7 @@ import { SubscribersRepository } from './subscribers.repository';
 export interface KnownSubscriber {
   readonly record: SubscriberRecord;
   /** Current secret first; the previous one while its grace period lasts. */
-  readonly keys: readonly Buffer[];
+  readonly keys: readonly KeyObject[];
 }
 
 /**

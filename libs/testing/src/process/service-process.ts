@@ -32,13 +32,13 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
-  const { command, args } = compiledEntry(`apps/${options.app}/src/main.ts`);
+  const { command, args } = compiledEntry(`apps/${options.app}/src/main.ts`, options.nodeArgs);
   const label = options.instance === undefined ? options.app : `${options.app}-${options.instance}`;
   const logFile = join(testLogDir(), `${label}-${port}.log`);
   const proc = new ManagedProcess({
     name: label,
     command,
-    args: [...(options.nodeArgs ?? []), ...args],
+    args,
     env: { LOG_LEVEL: 'info', ...options.env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) },
     logFile,
   });
