@@ -164,6 +164,9 @@ export function readToolConfig(root: string, tool: string): ProgramConfig {
   return programConfig(tool, classes, resolveClasses(root, classes, []));
 }
 
+/** Variables Node reads itself, not the program: a container may set them whatever its config classes. */
+export const NODE_RUNTIME_VARIABLES: ReadonlySet<string> = new Set(['NODE_OPTIONS']);
+
 /** Problems with one container's environment: required variables missing, variables the program never reads. */
 export function envProblems(
   config: ProgramConfig,
@@ -176,7 +179,7 @@ export function envProblems(
       problems.push(`${config.program}: required ${variable.name} (${variable.configClass}) is not set`);
   if (strict)
     for (const name of env.keys())
-      if (!config.variables.has(name))
+      if (!config.variables.has(name) && !NODE_RUNTIME_VARIABLES.has(name))
         problems.push(`${config.program}: ${name} is set but ${config.program} does not read it`);
   return problems;
 }

@@ -16,7 +16,13 @@ import {
   RuntimeConfig,
   SecretsConfig,
 } from '@ums/platform';
-import { envProblems, type ProgramConfig, readAppConfig, readToolConfig } from './app-config.reader';
+import {
+  envProblems,
+  NODE_RUNTIME_VARIABLES,
+  type ProgramConfig,
+  readAppConfig,
+  readToolConfig,
+} from './app-config.reader';
 import { kubectlBinary } from './kubectl-binary.helper';
 import {
   containerEnv,
@@ -104,7 +110,8 @@ function checkProgramEnv(
   if (config === undefined) return [`no program ${program}`];
   const problems = envProblems(config, env, strict).map((p) => `${p}`);
   for (const name of env.keys())
-    if (!everyKnownVariable.has(name)) problems.push(`${program}: ${name} is read by no UMS program`);
+    if (!everyKnownVariable.has(name) && !NODE_RUNTIME_VARIABLES.has(name))
+      problems.push(`${program}: ${name} is read by no UMS program`);
   const known: Record<string, string> = {};
   for (const [k, v] of env) if (v !== undefined) known[k] = v;
   const classes = config.configClasses

@@ -118,12 +118,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ? options.basePort + SERVICE_NAMES.indexOf(name)
           : await freePort();
       const label = replica === 1 ? name : `${name}-${replica}`;
-      const { command, args } = compiledEntry(`apps/${name}/src/main.ts`, options.nodeArgs);
+      const entry = compiledEntry(`apps/${name}/src/main.ts`, options.nodeArgs);
       const proc = new ManagedProcess({
         name: label,
-        command,
-        args,
-        env: { ...env, ...options.serviceEnv?.[name], HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
+        command: entry.command,
+        args: entry.args,
+        env: {
+          ...entry.env,
+          ...env,
+          ...options.serviceEnv?.[name],
+          HTTP_PORT: String(port),
+          HTTP_HOST: '127.0.0.1',
+        },
         logFile: join(options.logDir, `${label}.log`),
         detached: options.keepRunning,
       }).start();

@@ -32,14 +32,14 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
-  const { command, args } = compiledEntry(`apps/${options.app}/src/main.ts`, options.nodeArgs);
+  const entry = compiledEntry(`apps/${options.app}/src/main.ts`, options.nodeArgs);
   const label = options.instance === undefined ? options.app : `${options.app}-${options.instance}`;
   const logFile = join(testLogDir(), `${label}-${port}.log`);
   const proc = new ManagedProcess({
     name: label,
-    command,
-    args,
-    env: { LOG_LEVEL: 'info', ...options.env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) },
+    command: entry.command,
+    args: entry.args,
+    env: { LOG_LEVEL: 'info', ...entry.env, ...options.env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) },
     logFile,
   });
   const url = `http://127.0.0.1:${port}`;
