@@ -22,3 +22,4 @@ export * from './metrics/metrics.module';
 export * from './mysql';
 export * from './redis/redis.module';
 export * from './timing/periodic.runner';
+export * from './timing/windowed-prune';

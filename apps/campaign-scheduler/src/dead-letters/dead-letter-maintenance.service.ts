@@ -1,5 +1,5 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicRunner } from '@ums/platform';
+import { PeriodicRunner, pruneInWindows } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { DeadLettersConfig } from './dead-letters.config';
 import { DeadLettersMetrics } from './dead-letters.metrics';
@@ -65,14 +65,11 @@ export class DeadLetterMaintenanceService implements OnApplicationBootstrap, OnA
   async prune(): Promise<number> {
     const retentionMs = this.config.DEAD_LETTER_REPLAYED_RETENTION_MS;
     if (retentionMs === 0) return 0;
-    let deleted = 0;
-    for (let i = 0; i < WINDOWS_PER_TICK; i++) {
-      const window = await this.repository.pruneReplayed(retentionMs, WINDOW);
-      // Counted as each DELETE returns: a failing window does not hide the ones before it.
-      if (window > 0) this.metrics.pruned.inc(window);
-      deleted += window;
-      if (window < WINDOW) break;
-    }
+    const deleted = await pruneInWindows((window) => this.repository.pruneReplayed(retentionMs, window), {
+      window: WINDOW,
+      maxWindows: WINDOWS_PER_TICK,
+      onDeleted: (rows) => this.metrics.pruned.inc(rows),
+    });
     if (deleted > 0)
       this.logger.info({ deleted }, 'Deleted dead letters replayed longer ago than their retention');
     return deleted;

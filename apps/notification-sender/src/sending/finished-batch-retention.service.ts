@@ -1,5 +1,5 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { MetricsRegistry, PeriodicRunner } from '@ums/platform';
+import { MetricsRegistry, PeriodicRunner, pruneInWindows } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { Counter } from 'prom-client';
 import { MessageClaimsRepository } from './message-claims.repository';
@@ -49,18 +49,10 @@ export class FinishedBatchRetentionService implements OnApplicationBootstrap, On
 
   /** One tick: deletes window by window until one comes back short; returns the rows deleted. */
   async prune(): Promise<number> {
-    let deleted = 0;
-    for (let i = 0; i < WINDOWS_PER_TICK; i++) {
-      const window = await this.claims.pruneFinishedBatches(
-        this.config.SENDER_FINISHED_BATCH_RETENTION_MS,
-        WINDOW,
-      );
-      // Counted as each DELETE returns: a long pass shows its progress, and a failing window does not
-      // hide the ones before it.
-      if (window > 0) this.pruned.inc(window);
-      deleted += window;
-      if (window < WINDOW) break;
-    }
+    const deleted = await pruneInWindows(
+      (window) => this.claims.pruneFinishedBatches(this.config.SENDER_FINISHED_BATCH_RETENTION_MS, window),
+      { window: WINDOW, maxWindows: WINDOWS_PER_TICK, onDeleted: (rows) => this.pruned.inc(rows) },
+    );
     if (deleted > 0) this.logger.info({ deleted }, 'Deleted finished-batch inbox rows past their retention');
     return deleted;
   }
