@@ -15,6 +15,10 @@ export const DATABASE_COUNTERS = [
   'Handler_update',
   'Handler_delete',
   'Innodb_os_log_written',
+  // Pages read from disk because the buffer pool did not hold them, and pages flushed to make room or
+  // to let the redo log be reused: what a small buffer pool or redo log costs (docs/operations.md).
+  'Innodb_buffer_pool_reads',
+  'Innodb_buffer_pool_pages_flushed',
 ] as const;
 
 export type DatabaseCounter = (typeof DATABASE_COUNTERS)[number];

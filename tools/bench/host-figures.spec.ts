@@ -18,10 +18,11 @@ describe('host figures', () => {
         cpuModel: 'AMD EPYC',
         cores: 2,
         calibrationMs: 412.5,
-        database: { version: '10.11.19-MariaDB', bufferPoolMb: 128 },
+        database: { version: '10.11.19-MariaDB', bufferPoolMb: 128, redoLogMb: 96 },
       }),
     ).toBe(
-      'host: AMD EPYC, 2 cores, calibration 412.5 ms (lower is faster); MariaDB 10.11.19-MariaDB, buffer pool 128 MiB',
+      'host: AMD EPYC, 2 cores, calibration 412.5 ms (lower is faster); MariaDB 10.11.19-MariaDB, ' +
+        'buffer pool 128 MiB, redo log 96 MiB',
     );
   });
 
@@ -30,12 +31,15 @@ describe('host figures', () => {
       cpuModel: 'AMD EPYC',
       cores: 2,
       calibrationMs: 180.1,
-      database: { version: '9.7.4-2', bufferPoolMb: 128 },
+      database: { version: '9.7.4-2', bufferPoolMb: 128, redoLogMb: 100 },
     };
     expect(databaseLabel(mysql)).toBe('mysql');
     expect(describeHost(mysql)).toContain('; MySQL 9.7.4-2, buffer pool 128 MiB');
     expect(
-      databaseLabel({ ...mysql, database: { version: '10.11.19-MariaDB-0+deb12u1', bufferPoolMb: 128 } }),
+      databaseLabel({
+        ...mysql,
+        database: { version: '10.11.19-MariaDB-0+deb12u1', bufferPoolMb: 128, redoLogMb: 96 },
+      }),
     ).toBe('mariadb');
   });
 });

@@ -1,11 +1,13 @@
 import { createHmac, createSecretKey } from 'node:crypto';
 import { cpus } from 'node:os';
 import { createDataSource, type MysqlConnectionSettings } from '@ums/platform';
+import { readDatabaseSizes } from './database-settings';
 
 /**
  * What a benchmark ran on, written beside its figures: the hosts behind one machine kind differ in
  * speed (the same code gave 1,560 and 2,681 full-loop messages/s at 1,000,000 recipients on two of
- * them), and the database server's buffer pool decides whether the indexes stay in memory at that size. Without
+ * them), and the database server's buffer pool and redo log decide what it costs per message (docs/operations.md,
+ * "Sizing the database server"). Without
  * these, runs from different sessions cannot be told apart from a change in the code.
  */
 export interface HostFigures {
@@ -17,7 +19,7 @@ export interface HostFigures {
    * any service starts.
    */
   readonly calibrationMs: number;
-  readonly database: { readonly version: string; readonly bufferPoolMb: number };
+  readonly database: { readonly version: string; readonly bufferPoolMb: number; readonly redoLogMb: number };
 }
 
 const CALIBRATION_ROUNDS = 3;
@@ -27,18 +29,16 @@ const CALIBRATION_EVENTS = 40_000;
 export async function hostFigures(database: MysqlConnectionSettings): Promise<HostFigures> {
   const ds = createDataSource(database);
   await ds.initialize();
-  const [row] = (await ds
-    .query('SELECT VERSION() AS version, @@innodb_buffer_pool_size AS pool')
-    .finally(() => ds.destroy())) as { version: string; pool: string | number }[];
+  const [row] = (await ds.query('SELECT VERSION() AS version').finally(() => ds.destroy())) as {
+    version: string;
+  }[];
+  const sizes = await readDatabaseSizes(database);
   const cores = cpus();
   return {
     cpuModel: cores[0]?.model.trim() ?? 'unknown',
     cores: cores.length,
     calibrationMs: calibrate(),
-    database: {
-      version: String(row?.version ?? 'unknown'),
-      bufferPoolMb: Math.round(Number(row?.pool ?? 0) / 1_048_576),
-    },
+    database: { version: String(row?.version ?? 'unknown'), ...sizes },
   };
 }
 
@@ -86,7 +86,7 @@ export function describeHost(host: HostFigures): string {
   return (
     `host: ${host.cpuModel}, ${host.cores} cores, calibration ${host.calibrationMs} ms (lower is faster); ` +
     `${databaseLabel(host) === 'mariadb' ? 'MariaDB' : 'MySQL'} ${host.database.version}, ` +
-    `buffer pool ${host.database.bufferPoolMb} MiB`
+    `buffer pool ${host.database.bufferPoolMb} MiB, redo log ${host.database.redoLogMb} MiB`
   );
 }
 

@@ -6,6 +6,7 @@ import { createTestDatabase, workspaceRoot } from '@ums/testing';
 import { type LocalStack, stackUrls, startLocalStack } from '../stack/local-stack';
 import { type PipelineCampaignResult, runPipelineCampaign } from '../stack/pipeline-campaign';
 import { databaseUse, type DatabaseCounterValues, readDatabaseCounters } from './database-counters';
+import { RECOMMENDED_DATABASE_SIZES, setDatabaseSizes } from './database-settings';
 import { databaseLabel, describeHost, hostFigures } from './host-figures';
 import { CpuMeter, findListener, findProcess, peakRssMb } from './process-usage';
 
@@ -22,7 +23,9 @@ import { CpuMeter, findListener, findProcess, peakRssMb } from './process-usage'
  * [--cpu-prof] (a V8 CPU profile per service process in tmp/bench/profiles, for Chrome DevTools)
  * [--heap-mb N] (`--max-old-space-size=N` for every service process, to see RSS against throughput)
  * [--node-option FLAG]... (more Node or V8 flags for every service process, e.g. `--trace-gc`, whose
- * output goes to each service's log in tmp/bench/pipeline-logs).
+ * output goes to each service's log in tmp/bench/pipeline-logs)
+ * [--tune-database] (the database server's redo log and buffer pool set to the sizes docs/operations.md
+ * recommends for the run, server-wide, and put back after it; without it the server runs as it is).
  */
 async function main(): Promise<void> {
   const recipients = intArg('--recipients', 1_000_000);
@@ -42,7 +45,10 @@ async function main(): Promise<void> {
   const dataDir = join(workspaceRoot(), '.cache', 'kafka', `pipeline-bench-${process.pid}`);
   rmSync(dataDir, { recursive: true, force: true });
   let stack: LocalStack | undefined;
+  let restoreDatabase: (() => Promise<void>) | undefined;
   try {
+    if (process.argv.includes('--tune-database'))
+      restoreDatabase = await setDatabaseSizes(db.settings, RECOMMENDED_DATABASE_SIZES);
     // Before anything starts: the calibration wants an idle machine.
     const host = await hostFigures(db.settings);
     say(describeHost(host));
@@ -141,8 +147,13 @@ async function main(): Promise<void> {
       );
   } finally {
     await stack?.stop();
-    await db.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    try {
+      // Through the bench's database, so before it is dropped.
+      await restoreDatabase?.();
+    } finally {
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }
 }
 

@@ -84,6 +84,9 @@ export function findProcess(...names: string[]): number | undefined {
   return undefined;
 }
 
+/** Per label: CPU seconds and the average cores they amount to; null for a process not found or gone. */
+export type CpuFigures = Record<string, { readonly cpuSeconds: number; readonly cores: number } | null>;
+
 /**
  * CPU used by each watched process between `start` and `stop`, in seconds and in cores (CPU seconds
  * per wall second), so a benchmark shows where the machine's cores went.
@@ -103,9 +106,9 @@ export class CpuMeter {
   }
 
   /** Per label: CPU seconds used since start and the average cores they amount to. */
-  stop(): Record<string, { readonly cpuSeconds: number; readonly cores: number } | null> {
+  stop(): CpuFigures {
     const wallSeconds = (performance.now() - this.startedAt) / 1000;
-    const figures: Record<string, { readonly cpuSeconds: number; readonly cores: number } | null> = {};
+    const figures: CpuFigures = {};
     for (const [label, pid] of Object.entries(this.pids)) {
       const before = this.started.get(label);
       const now = cpuSeconds(pid);

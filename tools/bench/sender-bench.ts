@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { describeHost, hostFigures } from './host-figures';
-import { peakRssMb } from './process-usage';
+import { databaseLabel, describeHost, hostFigures, type HostFigures } from './host-figures';
+import { type CpuFigures, CpuMeter, findListener, findProcess, peakRssMb } from './process-usage';
 import { join } from 'node:path';
 import { AllTopics, type MessageBatchV1, SendLane, Topics, Channel } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
@@ -37,6 +37,8 @@ interface RoundFigures {
   readonly simulatorPeakRssMb: number;
   readonly simulatorAccepted: number;
   readonly duplicates: number;
+  /** From the replicas being ready to the last row recorded: every process the sends keep busy. */
+  readonly cpu: CpuFigures;
 }
 
 /**
@@ -71,7 +73,7 @@ async function main(): Promise<void> {
     const rounds: RoundFigures[] = [];
     for (const replicas of [1, 3]) {
       say(`${replicas} sender replica(s), ${messages.toLocaleString('en')} messages`);
-      const figures = await round(replicas, messages);
+      const figures = await round(replicas, messages, host, broker?.pid);
       rounds.push(figures);
       say(
         `${replicas} replica(s): ${figures.sendsPerSecond.toLocaleString('en')} sends/s ` +
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
           `batch p50 ${figures.batchMs.p50} ms, p99 ${figures.batchMs.p99} ms; sender peak RSS ${figures.senderPeakRssMb.join(', ')} MB; ` +
           `simulator accepted ${figures.simulatorAccepted}, duplicates ${figures.duplicates}`,
       );
+      say(`cpu: ${JSON.stringify(figures.cpu)}`);
     }
     const file = join(outDir, 'sender-bench.json');
     writeFileSync(file, `${JSON.stringify({ rounds, host, at: new Date().toISOString() }, null, 2)}\n`);
@@ -88,7 +91,12 @@ async function main(): Promise<void> {
   }
 }
 
-async function round(replicas: number, messages: number): Promise<RoundFigures> {
+async function round(
+  replicas: number,
+  messages: number,
+  host: HostFigures,
+  brokerPid: number | undefined,
+): Promise<RoundFigures> {
   const db = await createTestDatabase(`sender_bench_${replicas}`);
   const ds = createDataSource(db.settings);
   const processes: ServiceProcess[] = [];
@@ -131,11 +139,21 @@ async function round(replicas: number, messages: number): Promise<RoundFigures> 
       ),
     );
     processes.push(...started);
+    const cpu = new CpuMeter({
+      ...Object.fromEntries(started.map((s, i) => [`notification-sender-${i}`, s.process.pid])),
+      'provider-simulator': simulatorProcess.process.pid,
+      kafka: brokerPid,
+      [databaseLabel(host)]: findListener(db.settings.port) ?? findProcess('mariadbd', 'mysqld'),
+      redis: findProcess('redis-server'),
+      'bench driver': process.pid,
+    });
+    cpu.start();
     await waitUntil('every message recorded', async () => (await sentCount(ds)) >= messages, {
       timeoutMs: 1_800_000,
       intervalMs: 500,
       abortIf: () => started.map((s) => s.process.exitedUnexpectedly()).find((r) => r !== undefined),
     });
+    const cpuUsed = cpu.stop();
 
     const [span] = (await ds.query(
       `SELECT TIMESTAMPDIFF(MICROSECOND, MIN(claimed_at), MAX(sent_at)) AS us FROM messages`,
@@ -161,6 +179,7 @@ async function round(replicas: number, messages: number): Promise<RoundFigures> 
       simulatorPeakRssMb: peakRssMb(simulatorProcess.process.pid) ?? 0,
       simulatorAccepted: stats.accepted,
       duplicates: stats.duplicates,
+      cpu: cpuUsed,
     };
   } finally {
     await Promise.all(processes.map((p) => p.process.stop()));
