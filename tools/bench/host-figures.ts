@@ -6,8 +6,7 @@ import { readDatabaseSizes } from './database-settings';
 /**
  * What a benchmark ran on, written beside its figures: the hosts behind one machine kind differ in
  * speed (the same code gave 1,560 and 2,681 full-loop messages/s at 1,000,000 recipients on two of
- * them), and the database server's buffer pool and redo log decide what it costs per message (docs/operations.md,
- * "Sizing the database server"). Without
+ * them), and the database server's buffer pool and redo log decide its disk I/O (docs/operations.md). Without
  * these, runs from different sessions cannot be told apart from a change in the code.
  */
 export interface HostFigures {
