@@ -1,4 +1,5 @@
-import { createDataSource, type MysqlConnectionSettings } from '@ums/platform';
+import type { MysqlConnectionSettings } from '@ums/platform';
+import { withDatabase } from './database-query';
 
 /**
  * Server-wide status counters of the database server, read before and after the pipeline runs: what
@@ -34,16 +35,10 @@ export interface DatabaseUse {
 export async function readDatabaseCounters(
   settings: MysqlConnectionSettings,
 ): Promise<DatabaseCounterValues> {
-  const ds = createDataSource({ ...settings, poolSize: 1 });
-  await ds.initialize();
-  try {
-    const rows = (await ds.query(`SHOW GLOBAL STATUS WHERE Variable_name IN (?)`, [
-      [...DATABASE_COUNTERS],
-    ])) as { Variable_name: string; Value: string }[];
-    return parseCounters(rows);
-  } finally {
-    await ds.destroy();
-  }
+  const rows = (await withDatabase(settings, (query) =>
+    query(`SHOW GLOBAL STATUS WHERE Variable_name IN (?)`, [[...DATABASE_COUNTERS]]),
+  )) as { Variable_name: string; Value: string }[];
+  return parseCounters(rows);
 }
 
 /** The counters among SHOW GLOBAL STATUS rows (names compared without case, values as numbers). */

@@ -1,4 +1,5 @@
-import { createDataSource, type MysqlConnectionSettings } from '@ums/platform';
+import type { MysqlConnectionSettings } from '@ums/platform';
+import { type DatabaseQuery, withDatabase } from './database-query';
 
 /**
  * The two InnoDB sizes that decide the database server's disk I/O at this write rate (about 7 KB of
@@ -29,7 +30,7 @@ const MB = 1_048_576;
 
 /** The server's current sizes, in MiB. */
 export async function readDatabaseSizes(settings: MysqlConnectionSettings): Promise<DatabaseSizes> {
-  return withConnection(settings, async (query) => {
+  return withDatabase(settings, async (query) => {
     const redo = redoLogVariable(await redoVariables(query));
     const [row] = (await query(`SELECT @@innodb_buffer_pool_size AS pool, @@${redo} AS redo`)) as {
       pool: string | number;
@@ -62,7 +63,7 @@ export async function setDatabaseSizes(
 }
 
 async function applySizes(settings: MysqlConnectionSettings, sizes: DatabaseSizes): Promise<void> {
-  await withConnection(settings, async (query) => {
+  await withDatabase(settings, async (query) => {
     const redo = redoLogVariable(await redoVariables(query));
     await query(`SET GLOBAL innodb_buffer_pool_size = ?`, [sizes.bufferPoolMb * MB]);
     await query(`SET GLOBAL ${redo} = ?`, [sizes.redoLogMb * MB]);
@@ -88,24 +89,9 @@ export function resizing(status: string): boolean {
   return text !== '' && !/^(Completed|Size did not change)/i.test(text);
 }
 
-type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
-
-async function redoVariables(query: Query): Promise<Set<string>> {
+async function redoVariables(query: DatabaseQuery): Promise<Set<string>> {
   const rows = (await query(
     `SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_redo_log_capacity', 'innodb_log_file_size')`,
   )) as { Variable_name: string }[];
   return new Set(rows.map((r) => r.Variable_name.toLowerCase()));
-}
-
-async function withConnection<T>(
-  settings: MysqlConnectionSettings,
-  work: (query: Query) => Promise<T>,
-): Promise<T> {
-  const ds = createDataSource({ ...settings, poolSize: 1 });
-  await ds.initialize();
-  try {
-    return await work((sql, params) => ds.query(sql, params) as Promise<unknown>);
-  } finally {
-    await ds.destroy();
-  }
 }

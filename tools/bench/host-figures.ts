@@ -1,6 +1,7 @@
 import { createHmac, createSecretKey } from 'node:crypto';
 import { cpus } from 'node:os';
-import { createDataSource, type MysqlConnectionSettings } from '@ums/platform';
+import type { MysqlConnectionSettings } from '@ums/platform';
+import { withDatabase } from './database-query';
 import { readDatabaseSizes } from './database-settings';
 
 /**
@@ -26,9 +27,7 @@ const CALIBRATION_EVENTS = 40_000;
 
 /** Reads the host and the database server a benchmark uses; call it before anything starts. */
 export async function hostFigures(database: MysqlConnectionSettings): Promise<HostFigures> {
-  const ds = createDataSource(database);
-  await ds.initialize();
-  const [row] = (await ds.query('SELECT VERSION() AS version').finally(() => ds.destroy())) as {
+  const [row] = (await withDatabase(database, (query) => query('SELECT VERSION() AS version'))) as {
     version: string;
   }[];
   const sizes = await readDatabaseSizes(database);
