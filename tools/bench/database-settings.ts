@@ -30,17 +30,20 @@ const MB = 1_048_576;
 
 /** The server's current sizes, in MiB. */
 export async function readDatabaseSizes(settings: MysqlConnectionSettings): Promise<DatabaseSizes> {
-  return withDatabase(settings, async (query) => {
-    const redo = redoLogVariable(await redoVariables(query));
-    const [row] = (await query(`SELECT @@innodb_buffer_pool_size AS pool, @@${redo} AS redo`)) as {
-      pool: string | number;
-      redo: string | number;
-    }[];
-    return {
-      bufferPoolMb: Math.round(Number(row?.pool ?? 0) / MB),
-      redoLogMb: Math.round(Number(row?.redo ?? 0) / MB),
-    };
-  });
+  return withDatabase(settings, databaseSizes);
+}
+
+/** The same, on a connection the caller already holds. */
+export async function databaseSizes(query: DatabaseQuery): Promise<DatabaseSizes> {
+  const redo = redoLogVariable(await redoVariables(query));
+  const [row] = (await query(`SELECT @@innodb_buffer_pool_size AS pool, @@${redo} AS redo`)) as {
+    pool: string | number;
+    redo: string | number;
+  }[];
+  return {
+    bufferPoolMb: Math.round(Number(row?.pool ?? 0) / MB),
+    redoLogMb: Math.round(Number(row?.redo ?? 0) / MB),
+  };
 }
 
 /**

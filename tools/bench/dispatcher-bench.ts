@@ -17,7 +17,7 @@ import {
   workspaceRoot,
 } from '@ums/testing';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { CpuMeter, findListener, findProcess } from './process-usage';
+import { CpuMeter, databaseServerPid } from './process-usage';
 
 /**
  * Webhook-dispatcher benchmark: status events on Kafka fanned out by one dispatcher process to one
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
         receiver,
         {
           dispatcher: dispatcher.process.pid,
-          mariadb: findListener(db.settings.port) ?? findProcess('mariadbd', 'mysqld'),
+          mariadb: databaseServerPid(db.settings.port),
         },
       );
       figures.push(result);

@@ -2,7 +2,7 @@ import { createHmac, createSecretKey } from 'node:crypto';
 import { cpus } from 'node:os';
 import type { MysqlConnectionSettings } from '@ums/platform';
 import { withDatabase } from './database-query';
-import { readDatabaseSizes } from './database-settings';
+import { databaseSizes } from './database-settings';
 
 /**
  * What a benchmark ran on, written beside its figures: the hosts behind one machine kind differ in
@@ -27,16 +27,16 @@ const CALIBRATION_EVENTS = 40_000;
 
 /** Reads the host and the database server a benchmark uses; call it before anything starts. */
 export async function hostFigures(database: MysqlConnectionSettings): Promise<HostFigures> {
-  const [row] = (await withDatabase(database, (query) => query('SELECT VERSION() AS version'))) as {
-    version: string;
-  }[];
-  const sizes = await readDatabaseSizes(database);
+  const { version, sizes } = await withDatabase(database, async (query) => {
+    const [row] = (await query('SELECT VERSION() AS version')) as { version: string }[];
+    return { version: String(row?.version ?? 'unknown'), sizes: await databaseSizes(query) };
+  });
   const cores = cpus();
   return {
     cpuModel: cores[0]?.model.trim() ?? 'unknown',
     cores: cores.length,
     calibrationMs: calibrate(),
-    database: { version: String(row?.version ?? 'unknown'), ...sizes },
+    database: { version, ...sizes },
   };
 }
 

@@ -8,7 +8,7 @@ import { type PipelineCampaignResult, runPipelineCampaign } from '../stack/pipel
 import { databaseUse, type DatabaseCounterValues, readDatabaseCounters } from './database-counters';
 import { RECOMMENDED_DATABASE_SIZES, setDatabaseSizes } from './database-settings';
 import { databaseLabel, describeHost, hostFigures } from './host-figures';
-import { CpuMeter, findListener, findProcess, peakRssMb } from './process-usage';
+import { CpuMeter, databaseServerPid, findProcess, peakRssMb } from './process-usage';
 
 /**
  * The whole pipeline on this machine, with the simulated provider's limits out of the way: a CSV of
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     const cpu = new CpuMeter({
       ...Object.fromEntries(running.services.map((s) => [s.label, s.process.pid])),
       kafka: running.broker?.pid,
-      [databaseLabel(host)]: findListener(db.settings.port) ?? findProcess('mariadbd', 'mysqld'),
+      [databaseLabel(host)]: databaseServerPid(db.settings.port),
       redis: findProcess('redis-server'),
       'bench driver and subscriber': process.pid,
     });

@@ -71,6 +71,14 @@ export function listeningInode(line: string, port: number): string | undefined {
   return fields[9];
 }
 
+/**
+ * The pid of the database server a benchmark uses: the process listening on its port, else the first
+ * MariaDB or MySQL server process (when /proc hides the socket's owner).
+ */
+export function databaseServerPid(port: number): number | undefined {
+  return findListener(port) ?? findProcess('mariadbd', 'mysqld');
+}
+
 /** The pid of the first process whose command name is one of `names` (e.g. the local Redis server). */
 export function findProcess(...names: string[]): number | undefined {
   for (const entry of readdirSync('/proc')) {
@@ -95,7 +103,11 @@ export class CpuMeter {
   private readonly started = new Map<string, number>();
   private startedAt = 0;
 
-  constructor(private readonly pids: Readonly<Record<string, number | undefined>>) {}
+  private readonly pids: Record<string, number | undefined>;
+
+  constructor(pids: Readonly<Record<string, number | undefined>>) {
+    this.pids = { ...pids };
+  }
 
   start(): void {
     this.startedAt = performance.now();
@@ -103,6 +115,12 @@ export class CpuMeter {
       const used = cpuSeconds(pid);
       if (used !== null) this.started.set(label, used);
     }
+  }
+
+  /** Watches a process started after `start`: all the CPU it has used counts, its start-up included. */
+  add(label: string, pid: number | undefined): void {
+    this.pids[label] = pid;
+    if (pid !== undefined) this.started.set(label, 0);
   }
 
   /** Per label: CPU seconds used since start and the average cores they amount to. */

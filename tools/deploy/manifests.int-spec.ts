@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parse, parseAllDocuments } from 'yaml';
 import { Topics } from '@ums/contracts';
+import { SERVICE_ENV, serviceNodeFlags } from '@ums/testing';
 import {
   type ConfigClass,
   HttpConfig,
@@ -251,6 +252,23 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
       const pauseSeconds = Number(preStop?.exec?.command?.[1] ?? 0);
       const drainSeconds = Number(env.get('SHUTDOWN_TIMEOUT_MS') ?? 15_000) / 1000;
       expect(Number(pod['terminationGracePeriodSeconds'])).toBeGreaterThan(pauseSeconds + drainSeconds);
+    }
+  });
+
+  it('runs each service with the Node settings the local runs and benchmarks use (compiled-entry.ts)', () => {
+    // The image's runtime stage sets the defaults; a config map may override NODE_OPTIONS.
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const runtime = dockerfile.slice(dockerfile.indexOf('FROM base AS runtime'));
+    const imageEnv = (name: string): string | undefined =>
+      new RegExp(`^\\s*(?:ENV\\s+)?${name}=(\\S+)`, 'm').exec(runtime)?.[1];
+    expect(imageEnv('MALLOC_ARENA_MAX')).toBe(SERVICE_ENV['MALLOC_ARENA_MAX']);
+    for (const deployment of appDeployments) {
+      const app = deployment.metadata.name;
+      const container = (podSpecOf(deployment)['containers'] as Record<string, unknown>[])[0] ?? {};
+      const nodeOptions =
+        containerEnv(container, objects, EXTERNAL_SECRETS).values.get('NODE_OPTIONS') ??
+        imageEnv('NODE_OPTIONS');
+      expect([app, nodeOptions]).toEqual([app, serviceNodeFlags(`apps/${app}/src/main.ts`).join(' ')]);
     }
   });
 
