@@ -1,8 +1,17 @@
 import 'reflect-metadata';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { workspaceRoot } from '@ums/testing';
 import { defaultLogDir, type LocalStack, stackUrls, startLocalStack } from './stack/local-stack';
-import { type PipelineCampaignResult, runPipelineCampaign } from './stack/pipeline-campaign';
+import {
+  createTenantApiKey,
+  PIPELINE_SCOPES,
+  type PipelineCampaignResult,
+  runPipelineCampaign,
+} from './stack/pipeline-campaign';
+
+/** How long the demo's campaign may take end to end. */
+const CAMPAIGN_TIMEOUT_MS = 1_800_000;
 
 /**
  * The README's main command. It brings the whole stack up for real (Kafka, schema, topics, the five
@@ -65,6 +74,19 @@ async function main(): Promise<void> {
       ]);
     }
     printTable(rows);
+    if (keep) say(`the operator key of this stack is in ${writeOperatorKey(logDir, stack.operatorKey)}`);
+    // Every API call carries a key: the stack made a random operator key for this run, which makes the
+    // key of the demo's tenant used below. Neither is printed; with --keep the operator key is written to
+    // tmp/demo-logs/operator-key (mode 0600), for `npm run ums -- keys create` and the README's curl lines.
+    const apiKey = await createTenantApiKey({
+      schedulerUrl: stackUrls(stack).scheduler,
+      operatorKey: stack.operatorKey,
+      tenantId: 'demo',
+      scopes: PIPELINE_SCOPES,
+      // The demo's database outlives the run: its key must not stay valid after it.
+      expiresInMs: 2 * CAMPAIGN_TIMEOUT_MS,
+    });
+    say(`created an API key of tenant demo (${PIPELINE_SCOPES.join(', ')}); every call below carries it`);
     const result = await runPipelineCampaign({
       urls: stackUrls(stack),
       brokers: stack.brokers,
@@ -81,16 +103,20 @@ async function main(): Promise<void> {
         outOfOrderRate: 0.01,
         delayMs: 200,
       },
-      tenantId: 'demo',
+      apiKey,
       subscriberBatch,
       say,
-      timeoutMs: 1_800_000,
+      timeoutMs: CAMPAIGN_TIMEOUT_MS,
     });
     printSummary(result);
     const problems = problemsOf(result, recipients);
     if (keep) {
       if (problems.length > 0) throw new Error(problems.join('; '));
-      say(`--keep: services stay up (logs in ${logDir}); stop them with: npm run infra:down`);
+      say(
+        `--keep: services stay up (logs in ${logDir}); API calls need a key: ` +
+          `UMS_API_KEY=$(cat ${join(logDir, 'operator-key')}) npm run -s ums -- keys create --tenant acme ...; ` +
+          'stop them with: npm run infra:down',
+      );
       process.exit(0);
     }
     const codes = await stack.stop();
@@ -169,6 +195,16 @@ function problemsOf(r: PipelineCampaignResult, recipients: number): string[] {
   if (r.lost !== 0) problems.push(`${r.lost} status events never reached the subscriber`);
   if (r.invalidSignatures !== 0) problems.push(`${r.invalidSignatures} deliveries had a bad signature`);
   return problems;
+}
+
+/** The operator key in `<logDir>/operator-key`, readable by this user only; answers the file's path. */
+function writeOperatorKey(logDir: string, operatorKey: string): string {
+  mkdirSync(logDir, { recursive: true });
+  const file = join(logDir, 'operator-key');
+  // Made anew, so no earlier file's mode applies: 'wx' creates it with 0600 or fails.
+  rmSync(file, { force: true });
+  writeFileSync(file, `${operatorKey}\n`, { mode: 0o600, flag: 'wx' });
+  return file;
 }
 
 function numberArg(name: string, fallback: number): number {

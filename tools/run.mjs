@@ -307,6 +307,8 @@ async function main() {
       );
       // Only this checkout's services (started from its dist/ by `npm run demo -- --keep`).
       spawnSync('pkill', ['-TERM', '-f', `${join(root, 'dist', 'apps')}/`], { stdio: 'inherit' });
+      // The stopped stack's operator key (written by `npm run demo -- --keep`) is of no use any more.
+      rmSync(join(root, 'tmp', 'demo-logs', 'operator-key'), { force: true });
       process.exit(stopped.status ?? 1);
       break;
     }

@@ -4,10 +4,17 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { peakRssMb } from './process-usage';
-import { AllTopics, Topics } from '@ums/contracts';
-import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
+import { AllTopics, Scope, Topics } from '@ums/contracts';
+import {
+  createDataSource,
+  ensureTopics,
+  KafkaNames,
+  newOperatorKey,
+  runPendingMigrations,
+} from '@ums/platform';
 import {
   BatchProbe,
+  bearer,
   createTestDatabase,
   serviceEnv,
   type ServiceProcess,
@@ -18,6 +25,7 @@ import {
   workspaceRoot,
 } from '@ums/testing';
 import { Kafka, logLevel } from 'kafkajs';
+import { createTenantApiKey } from '../stack/pipeline-campaign';
 
 /**
  * Campaign-stage benchmark: a 1,000,000-row CSV uploaded to the scheduler (audience import rate)
@@ -58,7 +66,9 @@ async function main(): Promise<void> {
       logLevel: logLevel.NOTHING,
     });
     await ensureTopics(kafka, AllTopics, 1, names);
-    const env = serviceEnv(db.settings.database, namespace);
+    // An operator key of this run only; the bench's calls carry a key of its tenant made with it.
+    const operatorKey = newOperatorKey();
+    const env = { ...serviceEnv(db.settings.database, namespace), AUTH_OPERATOR_KEY: operatorKey };
     const scheduler = await startServiceProcess({
       app: 'campaign-scheduler',
       env: { ...env, LOG_LEVEL: 'warn', SCHEDULER_TICK_MS: '200' },
@@ -80,8 +90,13 @@ async function main(): Promise<void> {
       `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, rate_ceiling_per_sec, rate_floor_per_sec)
        VALUES ('cred_bench', 'bench', 'bench', 'simulator', 'sms', '{}', 100000, 10)`,
     );
-    const campaign = await post<{ id: string }>(`${scheduler.url}/v1/campaigns`, {
+    const apiKey = await createTenantApiKey({
+      schedulerUrl: scheduler.url,
+      operatorKey,
       tenantId: 'bench',
+      scopes: [Scope.CampaignsRead, Scope.CampaignsWrite],
+    });
+    const campaign = await post<{ id: string }>(apiKey, `${scheduler.url}/v1/campaigns`, {
       name: 'Benchmark',
       channel: 'sms',
       credentialId: 'cred_bench',
@@ -95,6 +110,7 @@ async function main(): Promise<void> {
     const importStarted = Date.now();
     const uploaded = await fetch(`${scheduler.url}/v1/campaigns/${campaign.id}/audience/csv`, {
       method: 'POST',
+      headers: bearer(apiKey),
       body: form,
     });
     const importSeconds = (Date.now() - importStarted) / 1000;
@@ -110,6 +126,7 @@ async function main(): Promise<void> {
     });
     say('expanding');
     const started = await post<{ runs: { id: string }[] }>(
+      apiKey,
       `${scheduler.url}/v1/campaigns/${campaign.id}/start`,
       {},
     );
@@ -204,10 +221,10 @@ async function writeCsv(path: string, rows: number): Promise<void> {
   await once(out, 'finish');
 }
 
-async function post<T>(url: string, body: unknown): Promise<T> {
+async function post<T>(apiKey: string, url: string, body: unknown): Promise<T> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...bearer(apiKey) },
     body: JSON.stringify(body),
   });
   const answer = (await response.json()) as T;

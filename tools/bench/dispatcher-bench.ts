@@ -4,10 +4,24 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { AllTopics, Channel, MessageStatus, type MessageStatusV1, Topics } from '@ums/contracts';
-import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
+import {
+  AllTopics,
+  Channel,
+  MessageStatus,
+  type MessageStatusV1,
+  TENANT_HEADER,
+  Topics,
+} from '@ums/contracts';
+import {
+  createDataSource,
+  ensureTopics,
+  KafkaNames,
+  newOperatorKey,
+  runPendingMigrations,
+} from '@ums/platform';
 import {
   batchEventIds,
+  bearer,
   createTestDatabase,
   type KafkaBrokerHandle,
   serviceEnv,
@@ -125,6 +139,8 @@ async function main(): Promise<void> {
     const names = new KafkaNames(namespace);
     await ensureTopics(kafka, AllTopics, 1, names);
     await producer.connect();
+    // An operator key of this run only (never printed).
+    const operatorKey = newOperatorKey();
     dispatcher = await startServiceProcess({
       app: 'webhook-dispatcher',
       nodeArgs: process.argv.includes('--cpu-prof')
@@ -132,13 +148,15 @@ async function main(): Promise<void> {
         : [],
       env: {
         ...serviceEnv(db.settings.database, namespace),
+        AUTH_OPERATOR_KEY: operatorKey,
         LOG_LEVEL: 'error',
         WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true',
         WEBHOOK_FAILURE_THRESHOLD: '1000000',
         WEBHOOK_SUBSCRIBER_REFRESH_MS: '500',
       },
     });
-    const url = dispatcher.url;
+    // No scheduler here to make tenant keys: the operator key acts for each tenant (X-Ums-Tenant).
+    const api = { url: dispatcher.url, operatorKey };
     say(`subscribers take ${batch === 1 ? 'one event' : `up to ${batch} events`} per request`);
     const scenarios: { name: string; tenant: string; other?: 'dead' | 'down' }[] = [
       { name: 'one healthy subscriber', tenant: 'bench-a' },
@@ -147,16 +165,16 @@ async function main(): Promise<void> {
     ];
     const only = (argument('--scenarios') ?? 'a,b,c').split(',');
     // Warm-up: consumer groups joined, JIT and connection pools warm before anything is measured.
-    await subscribe(url, 'bench-warm', receiver.url, batch);
+    await subscribe(api, 'bench-warm', receiver.url, batch);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     for (let i = 0; i < 5_000; i += 1_000)
       await publish(producer, names, 'bench-warm', 'warm-', i, i + 1_000);
     await waitFor(() => receiver.count('warm-') >= 5_000, 120_000);
     for (const scenario of scenarios.filter((s) => only.includes(s.tenant.slice(-1)))) {
-      await subscribe(url, scenario.tenant, receiver.url, batch);
+      await subscribe(api, scenario.tenant, receiver.url, batch);
       if (scenario.other !== undefined) {
         // Port 1 on loopback: nothing listens, every attempt is refused at once.
-        const id = await subscribe(url, scenario.tenant, 'http://127.0.0.1:1/hook', batch);
+        const id = await subscribe(api, scenario.tenant, 'http://127.0.0.1:1/hook', batch);
         if (scenario.other === 'dead')
           await ds.query(`UPDATE subscribers SET state = 'DEAD' WHERE id = ?`, [id]);
       }
@@ -196,12 +214,21 @@ async function main(): Promise<void> {
   }
 }
 
-async function subscribe(url: string, tenantId: string, target: string, batch: number): Promise<string> {
-  const response = await fetch(`${url}/v1/subscribers`, {
+/** A subscriber of `tenantId`, made by the operator acting for that tenant. */
+async function subscribe(
+  dispatcher: { readonly url: string; readonly operatorKey: string },
+  tenantId: string,
+  target: string,
+  batch: number,
+): Promise<string> {
+  const response = await fetch(`${dispatcher.url}/v1/subscribers`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: {
+      'content-type': 'application/json',
+      [TENANT_HEADER]: tenantId,
+      ...bearer(dispatcher.operatorKey),
+    },
     body: JSON.stringify({
-      tenantId,
       url: target,
       eventTypes: ['message.status'],
       internal: true,

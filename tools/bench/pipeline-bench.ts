@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { createDataSource } from '@ums/platform';
 import { createTestDatabase, workspaceRoot } from '@ums/testing';
 import { type LocalStack, stackUrls, startLocalStack } from '../stack/local-stack';
-import { type PipelineCampaignResult, runPipelineCampaign } from '../stack/pipeline-campaign';
+import {
+  createTenantApiKey,
+  PIPELINE_SCOPES,
+  type PipelineCampaignResult,
+  runPipelineCampaign,
+} from '../stack/pipeline-campaign';
 import { databaseUse, type DatabaseCounterValues, readDatabaseCounters } from './database-counters';
 import { RECOMMENDED_DATABASE_SIZES, setDatabaseSizes } from './database-settings';
 import { databaseLabel, describeHost, hostFigures } from './host-figures';
@@ -75,6 +80,13 @@ async function main(): Promise<void> {
       onStep: say,
     });
     const running = stack;
+    // The bench's calls carry a key of its tenant, made with the stack's operator key (never printed).
+    const apiKey = await createTenantApiKey({
+      schedulerUrl: stackUrls(running).scheduler,
+      operatorKey: running.operatorKey,
+      tenantId: 'bench',
+      scopes: PIPELINE_SCOPES,
+    });
     say(
       `${recipients.toLocaleString('en')} recipients, ${senders} sender replica(s), ` +
         `subscriber takes ${subscriberBatch === 1 ? 'one event' : `up to ${subscriberBatch} events`} per request`,
@@ -103,7 +115,7 @@ async function main(): Promise<void> {
       rate429: 0,
       latency: { minMs: 0, p50Ms: 1, p99Ms: 5 },
       callbacks: { deliveredRate: 1, readRate: 1, duplicateRate: 0, outOfOrderRate: 0, delayMs: 50 },
-      tenantId: 'bench',
+      apiKey,
       subscriberBatch,
       say: (line) => say(line),
       timeoutMs: 3_600_000,

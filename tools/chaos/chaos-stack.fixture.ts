@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AllTopics, type MessageStatusV1, Topics } from '@ums/contracts';
-import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
+import {
+  createDataSource,
+  ensureTopics,
+  KafkaNames,
+  newOperatorKey,
+  runPendingMigrations,
+} from '@ums/platform';
 import {
   createTestDatabase,
   messageStatesOf,
@@ -54,6 +60,8 @@ export type ChaosService =
  */
 export class ChaosStack {
   readonly services = new Map<ChaosService, ServiceProcess>();
+  /** The scheduler's and dispatcher's operator key, made for this run; it creates the tenant's key. */
+  readonly operatorKey = newOperatorKey();
   simulator!: SimulatorClient;
 
   private constructor(
@@ -136,6 +144,7 @@ export class ChaosStack {
   private env(extra: Record<string, string>): Record<string, string> {
     return {
       ...serviceEnv(this.db.settings.database, this.namespace),
+      AUTH_OPERATOR_KEY: this.operatorKey,
       KAFKA_BROKERS: this.broker.brokers,
       // Longer than serviceEnv's 6 s: with ten processes on two cores a starved member must not be
       // taken for dead (a rebalance storm); a killed one's partitions still move on within 10 s.
@@ -255,4 +264,4 @@ export class StatusTopicRecorder {
   }
 }
 
-export { callApi } from '../stack/pipeline-campaign';
+export { createTenantApiKey, keyedApi } from '../stack/pipeline-campaign';

@@ -1,9 +1,10 @@
-import type { MessageStatusV1 } from '@ums/contracts';
-import { LoopbackSubscriber, waitUntil } from '@ums/testing';
+import { type MessageStatusV1, Scope } from '@ums/contracts';
+import { bearer, LoopbackSubscriber, waitUntil } from '@ums/testing';
 import {
-  callApi,
   type ChaosService,
   ChaosStack,
+  createTenantApiKey,
+  keyedApi,
   type RunCounters,
   StatusTopicRecorder,
 } from './chaos-stack.fixture';
@@ -83,13 +84,20 @@ describe('pipeline chaos: a campaign end to end while every stage is killed (ded
   it('sends every recipient at most once, settles every message and relays every status event', async () => {
     const scheduler = stack.url('scheduler');
     const simulatorUrl = stack.url('simulator');
+    // Every call to the scheduler and the dispatcher carries a key of the tenant, made with the operator key.
+    const apiKey = await createTenantApiKey({
+      schedulerUrl: scheduler,
+      operatorKey: stack.operatorKey,
+      tenantId: TENANT,
+      scopes: [Scope.CredentialsWrite, Scope.CampaignsRead, Scope.CampaignsWrite, Scope.SubscribersWrite],
+    });
+    const callApi = keyedApi(apiKey);
 
     // The subscriber, registered through the dispatcher's API before anything is sent.
     const created = await callApi<{ id: string; secret: string }>(
       'POST',
       `${stack.url('dispatcher')}/v1/subscribers`,
       {
-        tenantId: TENANT,
         url: subscriber.url(),
         eventTypes: ['message.status'],
         internal: true,
@@ -100,7 +108,6 @@ describe('pipeline chaos: a campaign end to end while every stage is killed (ded
 
     // Credential, campaign, CSV audience and start, through the campaign API.
     const credential = await callApi<{ id: string }>('POST', `${scheduler}/v1/credentials`, {
-      tenantId: TENANT,
       name: 'chaos simulator',
       provider: 'simulator',
       channel: CHANNEL,
@@ -127,7 +134,6 @@ describe('pipeline chaos: a campaign end to end while every stage is killed (ded
       },
     });
     const campaign = await callApi<{ id: string }>('POST', `${scheduler}/v1/campaigns`, {
-      tenantId: TENANT,
       name: 'Chaos campaign',
       channel: CHANNEL,
       credentialId: credential.id,
@@ -140,6 +146,7 @@ describe('pipeline chaos: a campaign end to end while every stage is killed (ded
     form.append('file', new Blob([`${csv.join('\n')}\n`], { type: 'text/csv' }), 'audience.csv');
     const imported = await fetch(`${scheduler}/v1/campaigns/${campaign.id}/audience/csv`, {
       method: 'POST',
+      headers: bearer(apiKey),
       body: form,
     });
     const summary = (await imported.json()) as Record<string, unknown>;

@@ -114,10 +114,59 @@ export function connectionError(error: unknown, service: string, url: string, ti
   return error instanceof Error ? error : new Error(String(error));
 }
 
+/** What a request carries to say who calls: an API key (bearer) and, for operator keys, a tenant. */
+export interface CallerCredential {
+  readonly apiKey?: string;
+  /** Where the key came from, for messages: `--api-key` or `UMS_API_KEY`. */
+  readonly apiKeySource?: string;
+  readonly tenant?: string;
+  readonly tenantSource?: string;
+}
+
+// Visible ASCII only: anything else could not travel in a header, and fetch's own error would repeat it.
+const HEADER_SAFE = /^[\x21-\x7e]+$/;
+
+/**
+ * The `authorization` and `x-ums-tenant` headers of a caller. A key that cannot be sent is a usage
+ * error that names where it came from, never the key itself.
+ */
+export function credentialHeaders(caller: CallerCredential): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (caller.apiKey !== undefined) {
+    if (!HEADER_SAFE.test(caller.apiKey)) {
+      throw new UsageError(
+        `the API key of ${caller.apiKeySource ?? '--api-key'} must be visible ASCII characters without spaces`,
+      );
+    }
+    headers['authorization'] = `Bearer ${caller.apiKey}`;
+  }
+  if (caller.tenant !== undefined) {
+    if (!HEADER_SAFE.test(caller.tenant)) {
+      throw new UsageError(
+        `${caller.tenantSource ?? '--tenant'} must be visible ASCII characters without spaces, got ${JSON.stringify(caller.tenant)}`,
+      );
+    }
+    headers['x-ums-tenant'] = caller.tenant;
+  }
+  return headers;
+}
+
 export interface UploadFile {
   readonly fileName: string;
   readonly contentType: string;
   readonly chunks: AsyncIterable<Uint8Array>;
+}
+
+export interface ApiClientOptions {
+  /** http(s) URL without a trailing slash. */
+  readonly baseUrl: string;
+  /** How errors name the service, e.g. "the campaign API". */
+  readonly service: string;
+  readonly fetch: FetchLike;
+  /** Requests other than uploads are cut after this. */
+  readonly timeoutMs: number;
+  /** Sent with every request: `authorization` and `x-ums-tenant` (see credentialHeaders). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -125,12 +174,19 @@ export interface UploadFile {
  * Requests other than uploads are cut after `timeoutMs`.
  */
 export class ApiClient {
-  constructor(
-    readonly baseUrl: string,
-    readonly service: string,
-    private readonly fetchFn: FetchLike,
-    private readonly timeoutMs: number,
-  ) {}
+  readonly baseUrl: string;
+  readonly service: string;
+  private readonly fetchFn: FetchLike;
+  private readonly timeoutMs: number;
+  private readonly headers: Readonly<Record<string, string>>;
+
+  constructor(options: ApiClientOptions) {
+    this.baseUrl = options.baseUrl;
+    this.service = options.service;
+    this.fetchFn = options.fetch;
+    this.timeoutMs = options.timeoutMs;
+    this.headers = options.headers ?? {};
+  }
 
   get<T>(path: string, query: Readonly<Record<string, QueryValue>> = {}): Promise<T> {
     return this.request<T>('GET', `${path}${queryString(query)}`);
@@ -138,6 +194,10 @@ export class ApiClient {
 
   post<T>(path: string, body?: unknown): Promise<T> {
     return this.request<T>('POST', path, body);
+  }
+
+  delete<T>(path: string): Promise<T> {
+    return this.request<T>('DELETE', path);
   }
 
   /**
@@ -161,7 +221,7 @@ export class ApiClient {
       path,
       {
         method: 'POST',
-        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        headers: { ...this.headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
         body: body(),
         duplex: 'half',
       },
@@ -172,7 +232,10 @@ export class ApiClient {
   private request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const init: RequestInit = {
       method,
-      headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json' },
+      headers: {
+        ...this.headers,
+        ...(body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(this.timeoutMs),
     };

@@ -161,3 +161,43 @@ export interface DeadLetterReplayView {
   readonly replayed: readonly string[];
   readonly refused: readonly { readonly id: string; readonly reason: string }[];
 }
+
+/** GET /v1/api-keys[/:id] (campaign API): never the token. */
+export interface ApiKeyView {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly name: string;
+  readonly scopes: readonly string[];
+  /** The token's start (`umsk_<id>_`), to match a key found in a log or a scanner's report. */
+  readonly prefix: string;
+  readonly createdBy: string;
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+  readonly revokedAt: string | null;
+}
+
+/** POST /v1/api-keys: the view and, this once, the token. */
+export interface CreatedApiKeyView extends ApiKeyView {
+  readonly key: string;
+}
+
+/** GET /v1/audit-events (campaign API), newest first. */
+export interface AuditEventView {
+  readonly id: string;
+  readonly occurredAt: string;
+  readonly principalKind: string;
+  readonly principalId: string;
+  readonly tenantId: string | null;
+  readonly service: string;
+  readonly action: string;
+  readonly target: string | null;
+  readonly status: number;
+  readonly result: string;
+  readonly requestId: string | null;
+}
+
+/** The pages of the keys and the audit trail: `next` is the last id of a full page. */
+export interface NextPage<T> {
+  readonly items: readonly T[];
+  readonly next: string | null;
+}

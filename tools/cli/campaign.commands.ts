@@ -164,7 +164,6 @@ const create: CommandSpec = {
   name: 'create',
   args: [],
   options: [
-    'tenant',
     'name',
     'channel',
     'credential',
@@ -182,7 +181,7 @@ const create: CommandSpec = {
     'watch',
     'interval',
   ],
-  required: ['tenant', 'name', 'channel', 'credential'],
+  required: ['name', 'channel', 'credential'],
   summary: 'create a campaign, upload its audience CSV (progress bar), optionally start and watch it',
   async run(context) {
     const { input } = context;
@@ -193,7 +192,6 @@ const create: CommandSpec = {
       throw new UsageError('--watch needs --start', input.usage);
     const country = input.string('country');
     const body = {
-      tenantId: input.required('tenant'),
       name: input.required('name'),
       channel: input.required('channel'),
       credentialId: input.required('credential'),
@@ -248,14 +246,13 @@ const list: CommandSpec = {
   group: 'campaigns',
   name: 'list',
   args: [],
-  options: ['tenant', 'limit', 'after'],
+  options: ['limit', 'after'],
   summary: 'list campaigns (oldest first, a page at a time)',
   async run(context) {
     const { input } = context;
     input.noMoreArgs(0);
     const limit = input.int('limit', { min: 1, max: 500 }) ?? 50;
     const page = await context.api().get<{ items: CampaignView[] }>('/v1/campaigns', {
-      tenantId: input.string('tenant'),
       limit,
       after: input.string('after'),
     });

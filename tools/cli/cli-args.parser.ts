@@ -11,7 +11,7 @@ export interface OptionSpec {
 }
 
 /** Options every command accepts. */
-export const GLOBAL_OPTIONS = ['api', 'dispatcher', 'json', 'help', 'timeout'] as const;
+export const GLOBAL_OPTIONS = ['api', 'dispatcher', 'api-key', 'tenant', 'json', 'help', 'timeout'] as const;
 
 /** Every option the CLI knows; each command names the ones it accepts. */
 export const OPTION_CATALOG = {
@@ -25,6 +25,16 @@ export const OPTION_CATALOG = {
     value: 'URL',
     description: 'webhook dispatcher API (env UMS_DISPATCHER_URL, default http://127.0.0.1:3004)',
   },
+  'api-key': {
+    type: 'string',
+    value: 'KEY',
+    description: 'API key sent as a bearer token (env UMS_API_KEY, which keeps it out of the process list)',
+  },
+  tenant: {
+    type: 'string',
+    value: 'ID',
+    description: 'the tenant an operator key acts for, sent as X-Ums-Tenant (env UMS_TENANT)',
+  },
   json: { type: 'boolean', description: 'print machine-readable JSON only (errors as JSON on stderr)' },
   help: { type: 'boolean', short: 'h', description: 'show help' },
   timeout: {
@@ -32,7 +42,6 @@ export const OPTION_CATALOG = {
     value: 'MS',
     description: 'give up on a request after MS milliseconds (default 30000; uploads are not limited)',
   },
-  tenant: { type: 'string', value: 'ID', description: 'tenant id' },
   name: { type: 'string', value: 'TEXT', description: 'display name' },
   channel: { type: 'string', value: 'CHANNEL', description: 'whatsapp, sms or email' },
   credential: { type: 'string', value: 'ID', description: 'provider credential id (cred_...)' },
@@ -86,6 +95,18 @@ export const OPTION_CATALOG = {
   open: { type: 'boolean', description: 'only dead letters never replayed' },
   replayed: { type: 'boolean', description: 'only dead letters replayed at least once' },
   'include-replayed': { type: 'boolean', description: 'replay matching dead letters replayed before, too' },
+  scopes: {
+    type: 'string',
+    value: 'SCOPE,...',
+    description: 'comma-separated scopes of the key, e.g. campaigns:read,campaigns:write (at most your own)',
+  },
+  'expires-at': {
+    type: 'string',
+    value: 'TIME',
+    description: 'when the key stops working (ISO 8601 with an offset); never when left out',
+  },
+  action: { type: 'string', value: 'ACTION', description: "one action exactly, e.g. 'POST /v1/campaigns'" },
+  principal: { type: 'string', value: 'ID', description: 'one caller: a key id, operator, or a JWT subject' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTION_CATALOG;

@@ -5,6 +5,7 @@ interface Call {
   readonly method: string;
   readonly url: string;
   readonly body: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 type Handler = (call: Call) => Response | Promise<Response>;
@@ -68,6 +69,7 @@ function cli(routes: Record<string, Handler>, env: Record<string, string> = {}) 
       method: init?.method ?? 'GET',
       url,
       body: typeof init?.body === 'string' ? init.body : undefined,
+      headers: Object.fromEntries(new Headers(init?.headers).entries()),
     };
     calls.push(call);
     const path = new URL(url).pathname;
@@ -95,10 +97,10 @@ describe('runCli', () => {
   it('lists campaigns as a table, and as JSON only with --json', async () => {
     const routes = { 'GET /v1/campaigns': () => json(200, { items: [campaign([])] }) };
     const human = cli(routes, { UMS_API_URL: 'http://api.test:1234/' });
-    expect(await human.run('campaigns', 'list', '--tenant', 'acme')).toBe(0);
+    expect(await human.run('campaigns', 'list')).toBe(0);
     expect(human.stdout()).toMatch(/^ID\s+TENANT\s+NAME/);
     expect(human.stdout()).toContain('cmp_1');
-    expect(human.calls[0]?.url).toBe('http://api.test:1234/v1/campaigns?tenantId=acme&limit=50');
+    expect(human.calls[0]?.url).toBe('http://api.test:1234/v1/campaigns?limit=50');
 
     const machine = cli(routes);
     expect(await machine.run('campaigns', 'list', '--json')).toBe(0);
@@ -192,13 +194,16 @@ describe('runCli', () => {
     [['dlq', 'replay', 'sub_1', '--since', 'yesterday'], 2],
     [['campaigns', 'list', '--limit', '0'], 2],
     [['campaigns', 'list', '--api', 'ftp://x'], 2],
-    [['campaigns', 'create', '--tenant', 'a', '--name', 'n', '--channel', 'sms', '--credential', 'c'], 2],
+    [['campaigns', 'create', '--name', 'n', '--channel', 'sms', '--credential', 'c'], 2],
+    [['keys', 'create', '--name', 'n'], 2],
+    [['keys', 'create', '--name', 'n', '--scopes', ' , '], 2],
+    [['keys', 'create', '--name', 'n', '--scopes', 'audit:read', '--expires-at', 'tomorrow'], 2],
+    [['audit', 'list', '--since', '2026-01-01'], 2],
+    [['campaigns', 'list', '--api-key', ''], 2],
     [
       [
         'campaigns',
         'create',
-        '--tenant',
-        'a',
         '--name',
         'n',
         '--channel',
@@ -234,18 +239,7 @@ describe('runCli', () => {
 
   it('creates a campaign with the schedule and template from flags', async () => {
     const c = cli({ 'POST /v1/campaigns': () => json(201, { ...campaign([]), state: 'DRAFT' }) });
-    const argv = [
-      'campaigns',
-      'create',
-      '--tenant',
-      'acme',
-      '--name',
-      'N',
-      '--channel',
-      'sms',
-      '--credential',
-      'cred_1',
-    ];
+    const argv = ['campaigns', 'create', '--name', 'N', '--channel', 'sms', '--credential', 'cred_1'];
     expect(
       await c.run(
         ...argv,
@@ -261,7 +255,6 @@ describe('runCli', () => {
       ),
     ).toBe(0);
     expect(JSON.parse(c.calls[0]?.body ?? '')).toEqual({
-      tenantId: 'acme',
       name: 'N',
       channel: 'sms',
       credentialId: 'cred_1',
@@ -289,5 +282,161 @@ describe('runCli', () => {
       'run 7 COMPLETED [##############################] 100%  10/10  sent 9 failed 1',
     );
     expect(c.stdout()).toMatch(/7\s+COMPLETED/);
+  });
+
+  it('sends the key of UMS_API_KEY as a bearer token (--api-key wins) and --tenant as X-Ums-Tenant', async () => {
+    const routes = { 'GET /v1/subscribers': () => json(200, { items: [], nextAfter: null }) };
+    const fromEnv = cli(routes, { UMS_API_KEY: 'umsk_env', UMS_TENANT: 'acme' });
+    expect(await fromEnv.run('subscribers', 'list')).toBe(0);
+    expect(fromEnv.calls[0]?.headers).toMatchObject({
+      authorization: 'Bearer umsk_env',
+      'x-ums-tenant': 'acme',
+    });
+    expect(fromEnv.calls[0]?.url).toBe('http://127.0.0.1:3004/v1/subscribers');
+
+    const fromFlags = cli(routes, { UMS_API_KEY: 'umsk_env', UMS_TENANT: 'acme' });
+    expect(await fromFlags.run('subscribers', 'list', '--api-key', 'umso_flag', '--tenant', 'beta')).toBe(0);
+    expect(fromFlags.calls[0]?.headers).toMatchObject({
+      authorization: 'Bearer umso_flag',
+      'x-ums-tenant': 'beta',
+    });
+
+    const none = cli(routes);
+    expect(await none.run('subscribers', 'list')).toBe(0);
+    expect(none.calls[0]?.headers['authorization']).toBeUndefined();
+    expect(none.calls[0]?.headers['x-ums-tenant']).toBeUndefined();
+  });
+
+  it('refuses a key that cannot be sent without repeating it, and sends nothing', async () => {
+    const c = cli({}, { UMS_API_KEY: 'umsk_secret\nvalue' });
+    expect(await c.run('campaigns', 'list')).toBe(2);
+    expect(c.calls).toEqual([]);
+    expect(c.stderr()).toMatch(/^error: the API key of UMS_API_KEY must be visible ASCII/);
+    expect(c.stderr()).not.toContain('secret');
+  });
+
+  it('prints 401 and 403 refusals with their reason code and what to do, exit 1', async () => {
+    const missing = cli({
+      'GET /v1/campaigns': () =>
+        json(401, { error: { code: 'AUTH_MISSING', message: 'No credential: send Authorization' } }),
+    });
+    expect(await missing.run('campaigns', 'list')).toBe(1);
+    expect(missing.stderr()).toBe(
+      'error: AUTH_MISSING: No credential: send Authorization (HTTP 401)\n' +
+        'give an API key with UMS_API_KEY (or --api-key)\n',
+    );
+    const scope = cli(
+      {
+        'GET /v1/credentials': () =>
+          json(403, {
+            error: {
+              code: 'AUTH_SCOPE_MISSING',
+              message: 'This route needs the credentials:read scope',
+              details: { scope: 'credentials:read' },
+            },
+          }),
+      },
+      { UMS_API_KEY: 'umsk_reader' },
+    );
+    expect(await scope.run('credentials', 'list')).toBe(1);
+    expect(scope.stderr()).toBe(
+      'error: AUTH_SCOPE_MISSING: This route needs the credentials:read scope (HTTP 403)\n' +
+        '  details: {"scope":"credentials:read"}\n',
+    );
+    expect(scope.stderr()).not.toContain('umsk_reader');
+  });
+
+  it('creates a key with its scopes and expiry, printing it once with a warning (never with --json notes)', async () => {
+    const view = {
+      id: 'key_01',
+      tenantId: 'acme',
+      name: 'billing',
+      scopes: ['campaigns:read', 'campaigns:write'],
+      prefix: 'umsk_01_',
+      createdBy: 'operator',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      expiresAt: '2027-01-01T00:00:00.000Z',
+      revokedAt: null,
+    };
+    const routes = { 'POST /v1/api-keys': () => json(201, { ...view, key: 'umsk_01_new' }) };
+    const argv = ['keys', 'create', '--name', 'billing', '--scopes', 'campaigns:read, campaigns:write'];
+    const human = cli(routes, { UMS_API_KEY: 'umso_operator', UMS_TENANT: 'acme' });
+    expect(await human.run(...argv, '--expires-at', '2027-01-01T00:00:00Z')).toBe(0);
+    expect(JSON.parse(human.calls[0]?.body ?? '')).toEqual({
+      name: 'billing',
+      scopes: ['campaigns:read', 'campaigns:write'],
+      expiresAt: '2027-01-01T00:00:00Z',
+    });
+    expect(human.calls[0]?.headers['x-ums-tenant']).toBe('acme');
+    expect(human.stdout()).toMatch(/^id:\s+key_01\n/);
+    expect(human.stdout()).toMatch(/\nkey:\s+umsk_01_new\n$/);
+    expect(human.stderr()).toMatch(/^warning: the key is shown this once and cannot be shown again/);
+    expect(`${human.stdout()}${human.stderr()}`).not.toContain('umso_operator');
+
+    const machine = cli(routes, { UMS_API_KEY: 'umso_operator' });
+    expect(await machine.run(...argv, '--json')).toBe(0);
+    expect(JSON.parse(machine.stdout())).toMatchObject({ id: 'key_01', key: 'umsk_01_new' });
+    expect(machine.stderr()).toBe('');
+  });
+
+  it('lists, revokes keys and reads the audit trail with its filters', async () => {
+    const key = {
+      id: 'key_01',
+      tenantId: 'acme',
+      name: 'billing',
+      scopes: ['campaigns:read'],
+      prefix: 'umsk_01_',
+      createdBy: 'operator',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      expiresAt: null,
+      revokedAt: null,
+    };
+    const c = cli({
+      'GET /v1/api-keys': () => json(200, { items: [key], next: 'key_01' }),
+      'DELETE /v1/api-keys/key_01': () => json(200, { ...key, revokedAt: '2026-01-02T00:00:00.000Z' }),
+      'GET /v1/audit-events': () =>
+        json(200, {
+          items: [
+            {
+              id: '9',
+              occurredAt: '2026-01-02T00:00:00.000Z',
+              principalKind: 'api-key',
+              principalId: 'key_01',
+              tenantId: 'acme',
+              service: 'campaign-scheduler',
+              action: 'POST /v1/campaigns',
+              target: 'id=cmp_1',
+              status: 201,
+              result: 'ok',
+              requestId: 'r1',
+            },
+          ],
+          next: null,
+        }),
+    });
+    expect(await c.run('keys', 'list', '--limit', '1')).toBe(0);
+    expect(c.stdout()).toMatch(/^ID\s+TENANT\s+NAME\s+SCOPES/);
+    expect(c.stdout()).toMatch(/key_01\s+acme\s+billing\s+campaigns:read\s+2026-01-01 00:00:00Z\s+-\s+-\n/);
+    expect(c.stdout()).toContain('more: --after key_01\n');
+    expect(await c.run('keys', 'revoke', 'key_01')).toBe(0);
+    expect(c.stdout()).toContain('key key_01 (billing) revoked at 2026-01-02 00:00:00Z\n');
+    expect(
+      await c.run('audit', 'list', '--action', 'POST /v1/campaigns', '--since', '2026-01-01T00:00:00Z'),
+    ).toBe(0);
+    expect(c.calls.map((call) => `${call.method} ${call.url}`)).toEqual([
+      'GET http://127.0.0.1:3000/v1/api-keys?limit=1',
+      'DELETE http://127.0.0.1:3000/v1/api-keys/key_01',
+      'GET http://127.0.0.1:3000/v1/audit-events?action=POST+%2Fv1%2Fcampaigns&since=2026-01-01T00%3A00%3A00Z',
+    ]);
+    expect(c.stdout()).toMatch(
+      /api-key:key_01\s+acme\s+campaign-scheduler\s+POST \/v1\/campaigns\s+id=cmp_1\s+201\s+ok\n$/,
+    );
+  });
+
+  it('generates an operator key without calling any service', async () => {
+    const c = cli({});
+    expect(await c.run('keys', 'generate-operator', '--json')).toBe(0);
+    expect(JSON.parse(c.stdout())).toEqual({ key: expect.stringMatching(/^umso_[A-Za-z0-9_-]{43}$/) });
+    expect(c.calls).toEqual([]);
   });
 });

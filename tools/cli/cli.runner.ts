@@ -1,4 +1,10 @@
-import { ApiClient, type FetchLike, normalizeBaseUrl } from './api.client';
+import {
+  ApiClient,
+  type CallerCredential,
+  credentialHeaders,
+  type FetchLike,
+  normalizeBaseUrl,
+} from './api.client';
 import { CommandInput, parseCommandLine, parseInteger } from './cli-args.parser';
 import { ApiError, CliError, ExitCode, UnreachableError, UsageError } from './cli.errors';
 import { commandsOf, GROUP_SUMMARIES } from './command.registry';
@@ -86,13 +92,16 @@ function makeContext(input: CommandInput, json: boolean, environment: CliEnviron
     timeoutText === undefined
       ? DEFAULT_TIMEOUT_MS
       : parseInteger(timeoutText, '--timeout', { min: 1, max: 86_400_000 }, input.usage);
+  // Checked before anything is sent; the same headers go to both services.
+  const headers = credentialHeaders(callerOf(input, environment.env));
   const client = (flag: 'api' | 'dispatcher', envName: string, fallback: string, service: string) => {
     let cached: ApiClient | undefined;
     return (): ApiClient => {
       if (cached !== undefined) return cached;
       const raw = input.string(flag) ?? (environment.env[envName] || undefined) ?? fallback;
       const label = input.string(flag) === undefined && environment.env[envName] ? envName : `--${flag}`;
-      cached = new ApiClient(normalizeBaseUrl(raw, label), service, environment.fetch, timeoutMs);
+      const baseUrl = normalizeBaseUrl(raw, label);
+      cached = new ApiClient({ baseUrl, service, fetch: environment.fetch, timeoutMs, headers });
       return cached;
     };
   };
@@ -112,6 +121,29 @@ function makeContext(input: CommandInput, json: boolean, environment: CliEnviron
   };
 }
 
+/** The API key and tenant of this command line: flags win over UMS_API_KEY and UMS_TENANT. */
+function callerOf(input: CommandInput, env: CliEnvironment['env']): CallerCredential {
+  const flagKey = input.string('api-key');
+  const flagTenant = input.string('tenant');
+  return {
+    apiKey: flagKey ?? (env['UMS_API_KEY'] || undefined),
+    apiKeySource: flagKey === undefined ? 'UMS_API_KEY' : '--api-key',
+    tenant: flagTenant ?? (env['UMS_TENANT'] || undefined),
+    tenantSource: flagTenant === undefined ? 'UMS_TENANT' : '--tenant',
+  };
+}
+
+/** What to do about a refused credential (401/403), for people; '' for other errors. */
+function accessHint(error: ApiError): string {
+  if (error.code === 'AUTH_MISSING') return 'give an API key with UMS_API_KEY (or --api-key)\n';
+  if (error.code === 'AUTH_TENANT_HEADER_FORBIDDEN') {
+    return '--tenant (UMS_TENANT) is for the operator key: a tenant key acts for its own tenant only\n';
+  }
+  if (error.code === 'TENANT_REQUIRED')
+    return 'the operator key acts for the tenant named with --tenant (UMS_TENANT)\n';
+  return '';
+}
+
 /** Prints an error the way the mode asks for and answers its exit code. */
 function report(error: unknown, json: boolean, stderr: OutputStream): ExitCode {
   if (error instanceof ApiError) {
@@ -121,7 +153,7 @@ function report(error: unknown, json: boolean, stderr: OutputStream): ExitCode {
             status: error.status,
             ...(error.fields.length > 0 ? { fields: error.fields } : {}),
           })
-        : formatApiError(error),
+        : formatApiError(error) + accessHint(error),
     );
     return error.exitCode;
   }

@@ -1,3 +1,4 @@
+import { AUDIT_COMMANDS, KEY_COMMANDS } from './access.commands';
 import { CAMPAIGN_COMMANDS } from './campaign.commands';
 import type { CommandSpec } from './command.types';
 import { CREDENTIAL_COMMANDS } from './credential.commands';
@@ -13,6 +14,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...DLQ_COMMANDS,
   ...DEAD_LETTER_COMMANDS,
   ...CREDENTIAL_COMMANDS,
+  ...KEY_COMMANDS,
+  ...AUDIT_COMMANDS,
 ];
 
 export const GROUP_SUMMARIES: Readonly<Record<string, string>> = {
@@ -22,6 +25,8 @@ export const GROUP_SUMMARIES: Readonly<Record<string, string>> = {
   dlq: 'dead-lettered webhook deliveries: list and replay (dispatcher API)',
   'dead-letters': 'Kafka messages consumers refused or gave up on: list, show, replay (campaign API)',
   credentials: 'provider credentials (campaign API)',
+  keys: 'API keys: create (shown once), list, show, revoke; a new operator key (campaign API)',
+  audit: 'the audit trail of state-changing calls (campaign API)',
 };
 
 export function commandsOf(group: string): CommandSpec[] {

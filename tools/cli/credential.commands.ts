@@ -22,7 +22,6 @@ const create: CommandSpec = {
   name: 'create',
   args: [],
   options: [
-    'tenant',
     'name',
     'provider',
     'channel',
@@ -32,7 +31,7 @@ const create: CommandSpec = {
     'rate-floor',
     'tenant-rate-cap',
   ],
-  required: ['tenant', 'name', 'provider', 'channel', 'rate-ceiling'],
+  required: ['name', 'provider', 'channel', 'rate-ceiling'],
   summary: 'register a provider account (the secret is read from a file, never from the command line)',
   async run(context) {
     const { input } = context;
@@ -52,7 +51,6 @@ const create: CommandSpec = {
     }
     const config = parseSettings(input.list('config'), '--config');
     const credential = await context.api().post<CredentialView>('/v1/credentials', {
-      tenantId: input.required('tenant'),
       name: input.required('name'),
       provider: input.required('provider'),
       channel: input.required('channel'),
@@ -70,13 +68,12 @@ const list: CommandSpec = {
   group: 'credentials',
   name: 'list',
   args: [],
-  options: ['tenant', 'limit', 'after'],
+  options: ['limit', 'after'],
   summary: 'list provider credentials',
   async run(context) {
     const { input } = context;
     input.noMoreArgs(0);
     const page = await context.api().get<Page<CredentialView>>('/v1/credentials', {
-      tenantId: input.string('tenant'),
       limit: input.int('limit', { min: 1, max: 500 }),
       after: input.string('after'),
     });

@@ -61,13 +61,12 @@ const list: CommandSpec = {
   group: 'subscribers',
   name: 'list',
   args: [],
-  options: ['tenant', 'limit', 'after'],
+  options: ['limit', 'after'],
   summary: 'list webhook subscribers with their state',
   async run(context) {
     const { input } = context;
     input.noMoreArgs(0);
     const page = await context.dispatcher().get<Page<SubscriberView>>('/v1/subscribers', {
-      tenantId: input.string('tenant'),
       limit: input.int('limit', { min: 1, max: 500 }),
       after: input.string('after'),
     });

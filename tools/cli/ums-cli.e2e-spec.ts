@@ -3,14 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AllTopics, Topics } from '@ums/contracts';
+import { ALL_SCOPES, AllTopics, Scope, Topics } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
   createTestDatabase,
   freePort,
+  jsonCall,
   serviceEnv,
   type ServiceProcess,
   startServiceProcess,
+  TEST_OPERATOR_KEY,
   testKafka,
   waitUntil,
   workspaceRoot,
@@ -62,11 +64,23 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The CLI as an operator runs it: the committed bin, a child process, URLs from the environment. */
-  function ums(...args: string[]): Promise<CliAnswer> {
-    return new Promise((resolve, reject) => {
+  /** The key the CLI runs with (UMS_API_KEY): the tenant's, once the first test has made it. */
+  let tenantKey = '';
+
+  /**
+   * The CLI as an operator runs it: the committed bin, a child process, URLs and the API key from the
+   * environment. Whatever it prints never carries the key it was given.
+   */
+  async function umsWith(apiKey: string | undefined, ...args: string[]): Promise<CliAnswer> {
+    const answer = await new Promise<CliAnswer>((resolve, reject) => {
       const child = spawn(process.execPath, [BIN, ...args], {
-        env: { ...process.env, UMS_API_URL: scheduler.url, UMS_DISPATCHER_URL: dispatcher.url },
+        env: {
+          ...process.env,
+          UMS_API_URL: scheduler.url,
+          UMS_DISPATCHER_URL: dispatcher.url,
+          UMS_API_KEY: apiKey,
+          UMS_TENANT: undefined,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const out: Buffer[] = [];
@@ -78,6 +92,15 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
         resolve({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
       );
     });
+    if (apiKey !== undefined && apiKey !== '') {
+      expect(answer.stdout).not.toContain(apiKey);
+      expect(answer.stderr).not.toContain(apiKey);
+    }
+    return answer;
+  }
+
+  function ums(...args: string[]): Promise<CliAnswer> {
+    return umsWith(tenantKey, ...args);
   }
 
   async function umsJson<T>(...args: string[]): Promise<T> {
@@ -94,12 +117,57 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
   let campaignId = '';
   let runId = '';
 
+  it("refuses calls without a key, then makes the tenant's key with the operator key (shown once)", async () => {
+    const none = await umsWith(undefined, 'campaigns', 'list');
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/^error: AUTH_MISSING: .*\(HTTP 401\)\ngive an API key with UMS_API_KEY/);
+
+    const noTenant = await umsWith(
+      TEST_OPERATOR_KEY,
+      'keys',
+      'create',
+      '--name',
+      'x',
+      '--scopes',
+      'audit:read',
+    );
+    expect(noTenant.code).toBe(1);
+    expect(noTenant.stderr).toMatch(/^error: TENANT_REQUIRED: .*\(HTTP 400\)/);
+
+    const created = await umsWith(
+      TEST_OPERATOR_KEY,
+      'keys',
+      'create',
+      '--name',
+      'cli e2e',
+      '--scopes',
+      ALL_SCOPES.join(','),
+    );
+    expect(created.code).toBe(0);
+    expect(created.stderr).toMatch(/^warning: the key is shown this once and cannot be shown again/);
+    expect(created.stdout).toMatch(new RegExp(`tenant:\\s+${tenant}\n`));
+    expect(created.stdout).toMatch(/created:\s+\S+ \S+ by operator\n/);
+    tenantKey = /^key:\s+(umsk_\S+)$/m.exec(created.stdout)?.[1] ?? '';
+    expect(tenantKey).toMatch(/^umsk_[0-9A-Z]{26}_[A-Za-z0-9_-]{43}$/);
+    const keyId = /^id:\s+(key_\S+)$/m.exec(created.stdout)?.[1];
+    const rows: { secret_hash: string }[] = await ds.query('SELECT * FROM api_keys WHERE id = ?', [keyId]);
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(tenantKey.slice(-43));
+
+    // The tenant's key lists its tenant's keys, never a token; the operator sees them with --tenant.
+    const listed = await umsJson<{ items: { id: string; tenantId: string }[] }>('keys', 'list');
+    expect(listed.items.map((k) => [k.id, k.tenantId])).toEqual([[keyId, tenant]]);
+    const byOperator = await umsWith(TEST_OPERATOR_KEY, 'keys', 'list', '--tenant', tenant);
+    expect(byOperator.code).toBe(0);
+    expect(byOperator.stdout).toMatch(/^ID\s+TENANT\s+NAME\s+SCOPES\s+CREATED\s+EXPIRES\s+REVOKED/);
+    expect(byOperator.stdout).toMatch(new RegExp(`${String(keyId)}\\s+${tenant}\\s+cli e2e\\s`));
+    expect(byOperator.stdout).not.toContain(tenantKey);
+  });
+
   it('creates a credential, then a campaign from a CSV with its import summary, and starts it', async () => {
     const credential = await umsJson<{ id: string; channel: string }>(
       'credentials',
       'create',
-      '--tenant',
-      tenant,
       '--name',
       'cli simulator',
       '--provider',
@@ -130,8 +198,6 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
     const created = await ums(
       'campaigns',
       'create',
-      '--tenant',
-      tenant,
       '--name',
       'CLI campaign',
       '--channel',
@@ -168,8 +234,6 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
     const refused = await ums(
       'campaigns',
       'create',
-      '--tenant',
-      tenant,
       '--name',
       'bad',
       '--channel',
@@ -184,18 +248,13 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
   });
 
   it('lists and shows campaigns as tables and as JSON', async () => {
-    const table = await ums('campaigns', 'list', '--tenant', tenant);
+    const table = await ums('campaigns', 'list');
     expect(table.code).toBe(0);
     const lines = table.stdout.split('\n');
     expect(lines[0]).toMatch(/^ID\s+TENANT\s+NAME\s+CHANNEL\s+STATE/);
     expect(lines.find((l) => l.startsWith(campaignId))).toMatch(/CLI campaign\s+sms\s+ACTIVE/);
 
-    const page = await umsJson<{ items: { id: string; state: string }[] }>(
-      'campaigns',
-      'list',
-      '--tenant',
-      tenant,
-    );
+    const page = await umsJson<{ items: { id: string; state: string }[] }>('campaigns', 'list');
     expect(page.items).toEqual([expect.objectContaining({ id: campaignId, state: 'ACTIVE' })]);
 
     const detail = await waitUntil(
@@ -253,19 +312,17 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
   });
 
   it('lists subscribers and resurrects a dead one; replays its dead letters since a time', async () => {
-    const response = await fetch(`${dispatcher.url}/v1/subscribers`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        tenantId: tenant,
-        url: 'https://hooks.example.com/ums',
-        eventTypes: ['message.status'],
-      }),
-    });
-    expect(response.status).toBe(201);
-    const { id } = (await response.json()) as { id: string };
+    const created = await jsonCall(
+      dispatcher.url,
+      'POST',
+      '/v1/subscribers',
+      { url: 'https://hooks.example.com/ums', eventTypes: ['message.status'] },
+      tenantKey,
+    );
+    expect(created.status).toBe(201);
+    const id = String(created.body['id']);
 
-    const listed = await ums('subscribers', 'list', '--tenant', tenant);
+    const listed = await ums('subscribers', 'list');
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^ID\s+TENANT\s+STATE\s+URL/);
     expect(listed.stdout).toMatch(
@@ -277,12 +334,7 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
     expect(notDead.stderr).toMatch(/^error: SUBSCRIBER_NOT_DEAD: /);
 
     await ds.query(`UPDATE subscribers SET state = 'DEAD', dead_since = UTC_TIMESTAMP(3) WHERE id = ?`, [id]);
-    const dead = await umsJson<{ items: { id: string; state: string }[] }>(
-      'subscribers',
-      'list',
-      '--tenant',
-      tenant,
-    );
+    const dead = await umsJson<{ items: { id: string; state: string }[] }>('subscribers', 'list');
     expect(dead.items).toEqual([expect.objectContaining({ id, state: 'DEAD' })]);
 
     const resurrected = await ums('subscribers', 'resurrect', id);
@@ -369,6 +421,76 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
     );
     expect(again.headers).toEqual({ 'ums-dead-letter-replay': id });
     expect((await umsJson<{ replays: number }>('dead-letters', 'show', id)).replays).toBe(1);
+  });
+
+  it('lists the audit trail: the tenant its own calls, the operator any tenant with --tenant', async () => {
+    type Trail = {
+      items: { action: string; principalKind: string; tenantId: string; service: string; status: number }[];
+    };
+    const credentials = await umsJson<Trail>('audit', 'list', '--action', 'POST /v1/credentials');
+    expect(credentials.items.map((e) => [e.principalKind, e.tenantId, e.status])).toEqual([
+      ['api-key', tenant, 201],
+    ]);
+    const subscribers = await umsJson<Trail>('audit', 'list', '--action', 'POST /v1/subscribers');
+    expect(subscribers.items.map((e) => [e.service, e.status])).toEqual([['webhook-dispatcher', 201]]);
+    const table = await umsWith(TEST_OPERATOR_KEY, 'audit', 'list', '--tenant', tenant, '--limit', '500');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(
+      /^ID\s+TIME\s+PRINCIPAL\s+TENANT\s+SERVICE\s+ACTION\s+TARGET\s+STATUS\s+RESULT/,
+    );
+    expect(table.stdout).toMatch(
+      new RegExp(`\\soperator\\s+${tenant}\\s+campaign-scheduler\\s+POST /v1/api-keys\\s`),
+    );
+    expect(table.stdout).toMatch(/\sPOST \/v1\/campaigns\/:campaignId\/runs\/:runId\/:action\s/);
+  });
+
+  it('refuses a key without the scope (403) and a revoked key (401) with their reason, exit 1', async () => {
+    const made = await umsJson<{ id: string; key: string; scopes: string[] }>(
+      'keys',
+      'create',
+      '--name',
+      'reader',
+      '--scopes',
+      Scope.CampaignsRead,
+      '--expires-at',
+      new Date(Date.now() + 3_600_000).toISOString(),
+    );
+    expect(made.scopes).toEqual([Scope.CampaignsRead]);
+    const reader = made.key;
+    expect((await umsWith(reader, 'campaigns', 'list')).code).toBe(0);
+    const flagged = await umsWith(undefined, 'campaigns', 'list', '--api-key', reader, '--json');
+    expect(flagged.code).toBe(0);
+    expect(`${flagged.stdout}${flagged.stderr}`).not.toContain(reader);
+
+    const noScope = await umsWith(reader, 'credentials', 'list');
+    expect(noScope.code).toBe(1);
+    expect(noScope.stderr).toMatch(/^error: AUTH_SCOPE_MISSING: .*credentials:read.*\(HTTP 403\)/);
+    const otherTenant = await umsWith(reader, 'campaigns', 'list', '--tenant', 'someone-else');
+    expect(otherTenant.code).toBe(1);
+    expect(otherTenant.stderr).toMatch(/^error: AUTH_TENANT_HEADER_FORBIDDEN: .*\(HTTP 403\)\n--tenant/);
+
+    const revoked = await ums('keys', 'revoke', made.id);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toMatch(new RegExp(`^key ${made.id} \\(reader\\) revoked at \\S+ \\S+\n$`));
+    const refused = await umsWith(reader, 'campaigns', 'list');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: AUTH_KEY_REVOKED: .*\(HTTP 401\)/);
+    const refusedJson = await umsWith(reader, 'campaigns', 'list', '--json');
+    expect(refusedJson.code).toBe(1);
+    expect(JSON.parse(refusedJson.stderr)).toMatchObject({
+      error: { code: 'AUTH_KEY_REVOKED', status: 401 },
+    });
+    const shown = await umsJson<{ revokedAt: string | null }>('keys', 'show', made.id);
+    expect(shown.revokedAt).not.toBeNull();
+
+    const malformed = await umsWith('not-a-key', 'campaigns', 'list');
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toMatch(/^error: AUTH_MALFORMED: .*\(HTTP 401\)/);
+    // A key that cannot travel in a header is refused before anything is sent, without repeating it.
+    const unsendable = await umsWith('umsk_has a space', 'campaigns', 'list');
+    expect(unsendable.code).toBe(2);
+    expect(unsendable.stderr).toMatch(/^error: the API key of UMS_API_KEY must be visible ASCII/);
+    expect(unsendable.stderr).not.toContain('has a space');
   });
 
   it('exits 2 on bad usage and 3 when a service cannot be reached', async () => {

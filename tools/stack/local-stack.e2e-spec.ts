@@ -1,14 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Scope } from '@ums/contracts';
 import {
   compiledEntry,
   createTestDatabase,
+  jsonCall,
   ManagedProcess,
+  TEST_OPERATOR_KEY,
   TEST_SECRETS_KEYS,
   testBrokers,
   waitUntil,
 } from '@ums/testing';
-import { defaultLogDir, SERVICE_NAMES, startLocalStack, type LocalStack } from './local-stack';
+import { defaultLogDir, SERVICE_NAMES, stackUrls, startLocalStack, type LocalStack } from './local-stack';
+import { createTenantApiKey } from './pipeline-campaign';
 
 const EXPECTED_CHECKS: Record<string, string[]> = {
   'campaign-scheduler': ['kafka-producer', 'kafka-consumers', 'mysql', 'redis'],
@@ -61,6 +65,44 @@ describe('the whole stack', () => {
       expect(text).toContain(`process_cpu_user_seconds_total{service="${service.name}"}`);
       if ((EXPECTED_CHECKS[service.name] ?? []).includes('kafka-producer'))
         expect(text).toContain('# HELP ums_kafka_messages_produced_total');
+    }
+  });
+
+  it('gives the APIs an operator key of its own that makes tenant keys; no log carries a key', async () => {
+    const running = stack as LocalStack;
+    expect(running.operatorKey).toMatch(/^umso_[A-Za-z0-9_-]{43}$/);
+    expect(running.operatorKey).not.toBe(TEST_OPERATOR_KEY);
+    const urls = stackUrls(running);
+    const unkeyed = [
+      await jsonCall(urls.scheduler, 'GET', '/v1/campaigns'),
+      await jsonCall(urls.dispatcher, 'GET', '/v1/subscribers'),
+      await jsonCall(urls.scheduler, 'GET', '/v1/campaigns', undefined, TEST_OPERATOR_KEY),
+    ];
+    expect(unkeyed.map((a) => [a.status, (a.body['error'] as { code: string }).code])).toEqual([
+      [401, 'AUTH_MISSING'],
+      [401, 'AUTH_MISSING'],
+      [401, 'AUTH_KEY_UNKNOWN'],
+    ]);
+    const key = await createTenantApiKey({
+      schedulerUrl: urls.scheduler,
+      operatorKey: running.operatorKey,
+      tenantId: 'stack',
+      scopes: [Scope.CampaignsRead, Scope.SubscribersRead],
+    });
+    // Made at the scheduler, known to the dispatcher too: both read the keys of one database.
+    const keyed = [
+      await jsonCall(urls.scheduler, 'GET', '/v1/campaigns', undefined, key),
+      await jsonCall(urls.dispatcher, 'GET', '/v1/subscribers', undefined, key),
+      await jsonCall(urls.dispatcher, 'POST', '/v1/subscribers', {}, key),
+    ];
+    expect(keyed.map((a) => a.status)).toEqual([200, 200, 403]);
+    for (const service of running.services) {
+      const log = readFileSync(join(logDir, `${service.label}.log`), 'utf8');
+      expect({ service: service.label, operatorKey: log.includes(running.operatorKey) }).toEqual({
+        service: service.label,
+        operatorKey: false,
+      });
+      expect(log).not.toContain(key);
     }
   });
 

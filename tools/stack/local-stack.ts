@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { newOperatorKey } from '@ums/platform';
 import {
   compiledEntry,
   freePort,
@@ -20,6 +21,9 @@ export const SERVICE_NAMES = [
   'provider-simulator',
 ] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** The services with an authenticated API: they get the stack's operator key as AUTH_OPERATOR_KEY. */
+const KEYED_SERVICES: ReadonlySet<ServiceName> = new Set(['campaign-scheduler', 'webhook-dispatcher']);
 
 export interface LocalStackOptions {
   /** Use this cluster instead of starting a broker (KAFKA_BROKERS when set). */
@@ -56,6 +60,11 @@ export interface RunningService {
 
 export interface LocalStack {
   readonly brokers: string;
+  /**
+   * The operator key of this stack, made for this run and given to the scheduler and the
+   * dispatcher as AUTH_OPERATOR_KEY; it creates the tenants' keys. Never print it.
+   */
+  readonly operatorKey: string;
   readonly services: readonly RunningService[];
   readonly broker: KafkaBrokerHandle | undefined;
   /** SIGTERM every service (graceful drain), then the broker if this stack started it attached. */
@@ -108,6 +117,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   step('creating topics from the contracts');
   await runJob('create-topics', 'tools/create-topics.ts', [], env, options.logDir);
 
+  // A fresh one per run (umso_ and 32 random bytes in base64url): no fixed key to leak or reuse.
+  const operatorKey = newOperatorKey();
   const services: RunningService[] = [];
   const names = options.services ?? SERVICE_NAMES;
   for (const [index, name] of names.entries()) {
@@ -127,6 +138,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ...entry.env,
           ...env,
           ...options.serviceEnv?.[name],
+          ...(KEYED_SERVICES.has(name) ? { AUTH_OPERATOR_KEY: operatorKey } : {}),
           HTTP_PORT: String(port),
           HTTP_HOST: '127.0.0.1',
         },
@@ -139,6 +151,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
   const stack: LocalStack = {
     brokers,
+    operatorKey,
     services,
     broker,
     stop: async () => {

@@ -1,9 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { Topics } from '@ums/contracts';
+import { Scope, TENANT_HEADER, Topics } from '@ums/contracts';
 import { KafkaNames } from '@ums/platform';
-import { LoopbackSubscriber } from '@ums/testing';
+import { bearer, LoopbackSubscriber } from '@ums/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import type { RunCounters } from '../cli/api.views';
+
+/** What the pipeline's tenant key may do: credentials, campaigns and their subscriber, nothing more. */
+export const PIPELINE_SCOPES: readonly Scope[] = [
+  Scope.CredentialsRead,
+  Scope.CredentialsWrite,
+  Scope.CampaignsRead,
+  Scope.CampaignsWrite,
+  Scope.SubscribersRead,
+  Scope.SubscribersWrite,
+];
 
 /** Where the stack's HTTP APIs answer. */
 export interface PipelineUrls {
@@ -34,7 +44,11 @@ export interface PipelineCampaignOptions {
     readonly outOfOrderRate: number;
     readonly delayMs: number;
   };
-  readonly tenantId: string;
+  /**
+   * A key of the campaign's tenant with the campaigns, credentials and subscribers scopes: every call
+   * to the scheduler and the dispatcher carries it (the tenant comes from the key).
+   */
+  readonly apiKey: string;
   /** Events per request the subscriber asks for (`maxEventsPerRequest`): 1 is one event per request. */
   readonly subscriberBatch: number;
   /** Progress line per second while the campaign runs. */
@@ -119,11 +133,11 @@ const SETTLED_RUN_STATES = new Set(['COMPLETED', 'FAILED', 'STOPPED']);
  */
 export async function runPipelineCampaign(options: PipelineCampaignOptions): Promise<PipelineCampaignResult> {
   const { urls, say } = options;
+  const api = keyedApi(options.apiKey);
   const subscriber = await LoopbackSubscriber.start({ keepRequests: false, verifier: 'hmac' });
   try {
     const callbackSecret = `cb_${randomBytes(16).toString('hex')}`;
-    const credential = await callApi<{ id: string }>('POST', `${urls.scheduler}/v1/credentials`, {
-      tenantId: options.tenantId,
+    const credential = await api<{ id: string }>('POST', `${urls.scheduler}/v1/credentials`, {
       name: 'simulator (pipeline)',
       provider: 'simulator',
       channel: 'whatsapp',
@@ -147,16 +161,14 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
       callbackSecret,
       callbacks: { enabled: true, ...options.callbacks },
     });
-    const campaign = await callApi<{ id: string }>('POST', `${urls.scheduler}/v1/campaigns`, {
-      tenantId: options.tenantId,
+    const campaign = await api<{ id: string }>('POST', `${urls.scheduler}/v1/campaigns`, {
       name: `Pipeline campaign of ${options.recipients}`,
       channel: 'whatsapp',
       credentialId: credential.id,
       template: { text: 'Hi {{first_name}}, your code is {{code}}' },
       schedule: { kind: 'now' },
     });
-    const hook = await callApi<{ id: string; secret: string }>('POST', `${urls.dispatcher}/v1/subscribers`, {
-      tenantId: options.tenantId,
+    const hook = await api<{ id: string; secret: string }>('POST', `${urls.dispatcher}/v1/subscribers`, {
       url: subscriber.url('/ums-events'),
       eventTypes: ['message.status'],
       campaignId: campaign.id,
@@ -166,8 +178,12 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
     subscriber.secret = hook.secret;
     say(`credential ${credential.id}, campaign ${campaign.id}, subscriber ${hook.id} at ${subscriber.url()}`);
 
-    const imported = await uploadAudience(urls.scheduler, campaign.id, addresses, say);
-    await callApi('POST', `${urls.scheduler}/v1/campaigns/${campaign.id}/start`, {});
+    const imported = await uploadAudience(
+      { scheduler: urls.scheduler, apiKey: options.apiKey, say },
+      campaign.id,
+      addresses,
+    );
+    await api('POST', `${urls.scheduler}/v1/campaigns/${campaign.id}/start`, {});
     const startedAt = new Date();
     const progress = await followProgress(options, campaign.id, credential.id, subscriber, startedAt);
     options.onSettled?.();
@@ -180,11 +196,11 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
     // 10 min): keep waiting while the dispatcher still has any for this subscriber in flight.
     const relayDeadline = Date.now() + options.timeoutMs;
     let missing = countMissing(published, subscriber);
-    let inFlight = missing > 0 ? await deliveriesInFlight(urls.dispatcher, hook.id) : 0;
+    let inFlight = missing > 0 ? await deliveriesInFlight(api, urls.dispatcher, hook.id) : 0;
     while (missing > 0 && inFlight > 0 && Date.now() < relayDeadline) {
       await sleep(1_000);
       missing = countMissing(published, subscriber);
-      if (missing > 0) inFlight = await deliveriesInFlight(urls.dispatcher, hook.id);
+      if (missing > 0) inFlight = await deliveriesInFlight(api, urls.dispatcher, hook.id);
     }
     if (missing > 0)
       say(`${fmt(missing)} status events not relayed, ${fmt(inFlight)} deliveries still pending or retrying`);
@@ -229,11 +245,12 @@ function phone(i: number): string {
 }
 
 async function uploadAudience(
-  scheduler: string,
+  target: { readonly scheduler: string; readonly apiKey: string; readonly say: (line: string) => void },
   campaignId: string,
   addresses: readonly string[],
-  say: (line: string) => void,
 ): Promise<{ rowsAccepted: number; ms: number }> {
+  const { scheduler, say } = target;
+  const api = keyedApi(target.apiKey);
   const lines = addresses.map((address, i) => `${address},R${i},${i % 9973}`);
   const csv = `phone,first_name,code\n${lines.join('\n')}\n`;
   const form = new FormData();
@@ -242,6 +259,7 @@ async function uploadAudience(
   // The upload answers when the import is done; its row shows progress meanwhile.
   const upload = fetch(`${scheduler}/v1/campaigns/${campaignId}/audience/csv`, {
     method: 'POST',
+    headers: bearer(target.apiKey),
     body: form,
   });
   let done = false;
@@ -250,7 +268,7 @@ async function uploadAudience(
     while (!done) {
       await sleep(1_000);
       if (done) return;
-      const page = await callApi<{ items: { rowsAccepted: number; state: string }[] }>(
+      const page = await api<{ items: { rowsAccepted: number; state: string }[] }>(
         'GET',
         `${scheduler}/v1/campaigns/${campaignId}/audience/imports?limit=1`,
       ).catch(() => ({ items: [] }));
@@ -289,6 +307,7 @@ async function followProgress(
   startedAt: Date,
 ): Promise<{ run: RunView; timeline: Omit<PipelineTimeline, 'importMs' | 'relayedMs'> }> {
   const { urls, say } = options;
+  const api = keyedApi(options.apiKey);
   const since = (): number => Date.now() - startedAt.getTime();
   let expandedMs: number | null = null;
   let sentMs: number | null = null;
@@ -300,7 +319,7 @@ async function followProgress(
   for (;;) {
     await sleep(1_000);
     // The runs list, not the campaign view: that one counts the audience's contacts on every read.
-    const view = await callApi<{ items: RunView[] }>(
+    const view = await api<{ items: RunView[] }>(
       'GET',
       `${urls.scheduler}/v1/campaigns/${campaignId}/runs?limit=1`,
     );
@@ -381,10 +400,10 @@ async function statusEventIds(brokers: string, campaignId: string): Promise<Set<
 }
 
 /** Deliveries to the subscriber the dispatcher has not finished (pending or waiting on a retry tier), up to 100. */
-async function deliveriesInFlight(dispatcher: string, subscriberId: string): Promise<number> {
+async function deliveriesInFlight(api: KeyedApi, dispatcher: string, subscriberId: string): Promise<number> {
   let count = 0;
   for (const state of ['PENDING', 'RETRYING']) {
-    const page = await callApi<{ items: unknown[] }>(
+    const page = await api<{ items: unknown[] }>(
       'GET',
       `${dispatcher}/v1/subscribers/${subscriberId}/deliveries?state=${state}&limit=100`,
     );
@@ -403,11 +422,71 @@ async function simulatorStats(simulator: string, credentialId: string): Promise<
   return callApi<SimulatorStatsView>('GET', `${simulator}/_sim/stats?credentialId=${credentialId}`);
 }
 
-/** JSON over HTTP to a service's API; throws on a non-2xx answer with its body. */
-export async function callApi<T = unknown>(method: string, url: string, body?: unknown): Promise<T> {
+export interface TenantKeyRequest {
+  /** The campaign-scheduler, which serves `POST /v1/api-keys`. */
+  readonly schedulerUrl: string;
+  /** The operator key the services were started with (AUTH_OPERATOR_KEY). */
+  readonly operatorKey: string;
+  readonly tenantId: string;
+  readonly scopes: readonly Scope[];
+  /** The key stops working this long after it is made (never when left out). */
+  readonly expiresInMs?: number;
+}
+
+/**
+ * A new API key of a tenant, made with the operator key as an operator would (`X-Ums-Tenant` names the
+ * tenant). Answers the token, which the caller must never print; errors carry the refusal, not the keys.
+ */
+export async function createTenantApiKey(request: TenantKeyRequest): Promise<string> {
+  const response = await fetch(`${request.schedulerUrl}/v1/api-keys`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      [TENANT_HEADER]: request.tenantId,
+      ...bearer(request.operatorKey),
+    },
+    body: JSON.stringify({
+      name: `${request.tenantId} tools`,
+      scopes: request.scopes,
+      ...(request.expiresInMs === undefined
+        ? {}
+        : { expiresAt: new Date(Date.now() + request.expiresInMs).toISOString() }),
+    }),
+  });
+  const body = (await response.json()) as { key?: unknown; error?: unknown };
+  if (response.status !== 201 || typeof body.key !== 'string') {
+    throw new Error(
+      `creating a key of ${request.tenantId} answered ${response.status}: ${JSON.stringify(body.error)}`,
+    );
+  }
+  return body.key;
+}
+
+/** JSON calls to the scheduler's and the dispatcher's APIs with one key. */
+export type KeyedApi = <T = unknown>(method: string, url: string, body?: unknown) => Promise<T>;
+
+/** callApi with this key on every call. */
+export function keyedApi(apiKey: string): KeyedApi {
+  return <T = unknown>(method: string, url: string, body?: unknown): Promise<T> =>
+    callApi<T>(method, url, body, apiKey);
+}
+
+/**
+ * JSON over HTTP to a service's API, with `Authorization: Bearer <apiKey>` when a key is given (the
+ * simulator's `/_sim` routes take none); throws on a non-2xx answer with its body, never the key.
+ */
+export async function callApi<T = unknown>(
+  method: string,
+  url: string,
+  body?: unknown,
+  apiKey?: string,
+): Promise<T> {
   const response = await fetch(url, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: {
+      ...(apiKey === undefined ? {} : bearer(apiKey)),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { AllTopics, RunRequestedV1, Topics } from '@ums/contracts';
+import { AllTopics, RunRequestedV1, Scope, Topics } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
+  createTenantKey,
   createTestDatabase,
+  jsonCall,
   serviceEnv,
   type ServiceProcess,
   startServiceProcess,
@@ -67,28 +69,35 @@ describe('cron scheduling with two scheduler replicas', () => {
 
   it('creates each cron run exactly once and publishes it exactly once, however often a fire is triggered', async () => {
     const ids: string[] = [];
+    // One key of the tenant, made on one replica and used on both.
+    const key = await createTenantKey(String(replicas[0]?.url), 'tenant-a', [
+      Scope.CampaignsRead,
+      Scope.CampaignsWrite,
+    ]);
     for (let i = 0; i < CAMPAIGNS; i++) {
       const [replica] = i % 2 === 0 ? replicas : [...replicas].reverse();
-      const response = await fetch(`${replica?.url}/v1/campaigns`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          tenantId: 'tenant-a',
+      const url = String(replica?.url);
+      const created = await jsonCall(
+        url,
+        'POST',
+        '/v1/campaigns',
+        {
           name: `Daily ${i}`,
           channel: 'whatsapp',
           credentialId: 'cred_wa',
           template: { templateName: 'daily_digest', templateParameters: ['{{name}}'] },
           schedule: { kind: 'cron', cron: '0 9 * * *', timeZone: 'Europe/Berlin' },
-        }),
-      });
-      expect(response.status).toBe(201);
-      const id = String(((await response.json()) as { id: string }).id);
-      const started = await fetch(`${replica?.url}/v1/campaigns/${id}/start`, { method: 'POST' });
-      const body = (await started.json()) as { state: string; nextFireAt: string; runs: unknown[] };
-      expect(body.state).toBe('ACTIVE');
-      expect(body.runs).toHaveLength(0);
+        },
+        key,
+      );
+      expect(created.status).toBe(201);
+      const id = String(created.body['id']);
+      const started = await jsonCall(url, 'POST', `/v1/campaigns/${id}/start`, undefined, key);
+      expect(started.status).toBe(200);
+      expect(started.body['state']).toBe('ACTIVE');
+      expect(started.body['runs']).toHaveLength(0);
       // 09:00 in Berlin is 08:00 UTC in winter.
-      expect(body.nextFireAt).toMatch(/T08:00:00\.000Z$/);
+      expect(started.body['nextFireAt']).toMatch(/T08:00:00\.000Z$/);
       ids.push(id);
     }
 
