@@ -143,7 +143,9 @@ export class ResurrectService implements OnApplicationBootstrap, OnApplicationSh
    */
   private async sendInOrder(id: string, rows: readonly DeliveryRecord[]): Promise<boolean> {
     const subscriber = this.directory.get(id);
-    if (subscriber === undefined) return false;
+    // Unsigned, nothing is sent: the replay stays REPLAYING and the sweeper resumes it until the
+    // secret opens again (the directory reports it).
+    if (subscriber === undefined || subscriber.secretUnreadable !== undefined) return false;
     const perRequest = subscriber.record.maxEventsPerRequest;
     for (let at = 0; at < rows.length;) {
       const rest = rows.slice(at);

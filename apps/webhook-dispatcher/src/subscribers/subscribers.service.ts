@@ -4,6 +4,7 @@ import { InvalidInputError, NotFoundError, SecretBox } from '@ums/platform';
 import { ulid } from 'ulid';
 import { DeliveriesConfig } from '../deliveries/deliveries.config';
 import { FailureWindow } from './failure-window.service';
+import { SubscriberAddresses } from './subscriber-address.service';
 import { SubscriberDirectory } from './subscriber-directory.service';
 import type { CreateSubscriberDto, ListSubscribersDto, UpdateSubscriberDto } from './subscriber.dto';
 import type { SubscriberRecord } from './subscriber.record';
@@ -12,7 +13,8 @@ import { SubscribersRepository } from './subscribers.repository';
 
 /**
  * Subscribers: secrets generated here (`whsec_`, shown once, sealed with the SecretBox at rest like
- * provider credentials), URL rules from the domain, state changes visible to the hot path at once
+ * provider credentials), URL rules from the domain and public addresses for public subscribers
+ * (checked when created and when the URL changes), state changes visible to the hot path at once
  * in this replica and within WEBHOOK_SUBSCRIBER_REFRESH_MS in the others.
  */
 @Injectable()
@@ -23,11 +25,12 @@ export class SubscribersService {
     private readonly failures: FailureWindow,
     private readonly box: SecretBox,
     private readonly config: DeliveriesConfig,
+    private readonly addresses: SubscriberAddresses,
   ) {}
 
   async create(dto: CreateSubscriberDto): Promise<SubscriberView> {
     const internal = dto.internal ?? false;
-    this.checkUrl(dto.url, internal);
+    await this.checkUrl(dto.url, internal, true);
     const secret = generateWebhookSecret();
     const id = `sub_${ulid()}`;
     await this.repository.insert({
@@ -66,7 +69,11 @@ export class SubscribersService {
       internal: dto.internal ?? current.internal,
       maxEventsPerRequest: dto.maxEventsPerRequest ?? current.maxEventsPerRequest,
     };
-    this.checkUrl(changes.url, changes.internal);
+    await this.checkUrl(
+      changes.url,
+      changes.internal,
+      changes.url !== current.url || changes.internal !== current.internal,
+    );
     await this.repository.update(id, changes);
     await this.directory.reload();
     return this.get(id);
@@ -98,7 +105,11 @@ export class SubscribersService {
     return record;
   }
 
-  private checkUrl(url: string, internal: boolean): void {
+  /**
+   * The URL rules of the domain, then, for a public subscriber whose URL or kind is new (`changed`),
+   * the address rule: its host must be, and resolve only to, public addresses.
+   */
+  private async checkUrl(url: string, internal: boolean, changed: boolean): Promise<void> {
     const problem = subscriberUrlProblem(url, {
       internal,
       internalAllowed: this.config.WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED,
@@ -109,6 +120,10 @@ export class SubscribersService {
         internal && !this.config.WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED ? 'internal' : 'url',
         problem,
       );
+    if (internal || !changed) return;
+    const addressProblem = await this.addresses.problem(new URL(url));
+    if (addressProblem !== undefined)
+      throw InvalidInputError.field('SUBSCRIBER_URL_REFUSED', 'url', addressProblem);
   }
 }
 
