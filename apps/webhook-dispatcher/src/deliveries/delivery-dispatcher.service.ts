@@ -508,7 +508,13 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
   ): Promise<void> {
     const known = this.directory.get(subscriberId);
     if (known === undefined) return;
-    const changed = await this.subscribers.transition(subscriberId, ['ALIVE', 'REPLAYING'], to, lastError);
+    const changed = await this.subscribers.transition({
+      id: subscriberId,
+      tenant: null,
+      from: ['ALIVE', 'REPLAYING'],
+      to,
+      lastError,
+    });
     if (!changed) return;
     await this.repository.keepOwed(subscriberId);
     const alert: SubscriberAlertV1 = {

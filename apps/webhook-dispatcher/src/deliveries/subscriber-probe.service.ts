@@ -47,7 +47,7 @@ export class SubscriberProbe implements OnApplicationBootstrap, OnApplicationShu
       const result = await this.client.post(subscriber.record.url, subscriber.record.internal, headers, body);
       if (result.kind !== 'delivered') continue;
       this.logger.info({ subscriberId: id }, 'Dead subscriber answered a probe: resurrecting it');
-      await this.resurrection.resurrect(id);
+      await this.resurrection.resurrect(id, null);
     }
   }
 }
