@@ -19,7 +19,7 @@ import { OPERATOR_KEY_PATTERN } from './api-key-token';
  * identity provider are accepted when AUTH_JWKS_URL is set.
  */
 export class AuthConfig {
-  /** `umso_` and at least 43 base64url characters (32 random bytes): `npx ums keys generate-operator`. */
+  /** `umso_` and at least 43 base64url characters (32 random bytes); docs/operations.md says how to make one. */
   @Expose()
   @Matches(OPERATOR_KEY_PATTERN, {
     message: 'AUTH_OPERATOR_KEY must be umso_ followed by at least 43 base64url characters (32 random bytes)',

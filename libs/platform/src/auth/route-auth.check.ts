@@ -41,7 +41,9 @@ export class RouteAuthCheck implements OnModuleInit {
         `Scoped routes in a service without API authentication: ${scoped.map((r) => r.route).join(', ')}`,
       );
     }
+    // One line naming every route and its protection: what an operator (and the access matrix test) reads.
     this.logger.log(
+      { routes: routes.map((r) => `${r.route} ${r.auth?.kind === 'scope' ? r.auth.scope : 'public'}`) },
       `${routes.length} routes: ${scoped.length} need a scope, ${routes.length - scoped.length} public`,
     );
   }
