@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { ApiKeyView, AuditEventView, CreatedApiKeyView, NextPage } from './api.views';
 import { parseIsoTime } from './cli-args.parser';
 import { UsageError } from './cli.errors';
@@ -22,26 +21,32 @@ function withMore(table: string, next: string | null, flag: string): string {
   return next === null ? table : `${table}more: ${flag} ${next}\n`;
 }
 
+/** `a, b` as ['a', 'b']; left out, the service gives the new key all of the caller's scopes. */
+function scopesOf(text: string | undefined, usage: string): string[] | undefined {
+  if (text === undefined) return undefined;
+  const scopes = text
+    .split(',')
+    .map((scope) => scope.trim())
+    .filter((scope) => scope !== '');
+  if (scopes.length === 0) throw new UsageError('--scopes needs at least one scope', usage);
+  return scopes;
+}
+
 const create: CommandSpec = {
   group: 'keys',
   name: 'create',
   args: [],
   options: ['name', 'scopes', 'expires-at'],
-  required: ['name', 'scopes'],
+  required: ['name'],
   summary: 'create an API key of a tenant (the operator names it with --tenant); the key is shown once',
   async run(context) {
     const { input } = context;
     input.noMoreArgs(0);
-    const scopes = input
-      .required('scopes')
-      .split(',')
-      .map((scope) => scope.trim())
-      .filter((scope) => scope !== '');
-    if (scopes.length === 0) throw new UsageError('--scopes needs at least one scope', input.usage);
+    const scopes = scopesOf(input.string('scopes'), input.usage);
     const expiresAt = input.string('expires-at');
     const created = await context.api().post<CreatedApiKeyView>('/v1/api-keys', {
       name: input.required('name'),
-      scopes,
+      ...(scopes === undefined ? {} : { scopes }),
       ...(expiresAt === undefined ? {} : { expiresAt: parseIsoTime(expiresAt, '--expires-at', input.usage) }),
     });
     context.result(created, () => formatFields([...keyFields(created), ['key', created.key]]));
@@ -114,24 +119,6 @@ const revoke: CommandSpec = {
   },
 };
 
-const generateOperator: CommandSpec = {
-  group: 'keys',
-  name: 'generate-operator',
-  args: [],
-  options: [],
-  summary: 'print a new operator key for a deployment (AUTH_OPERATOR_KEY); calls no service',
-  run(context) {
-    context.input.noMoreArgs(0);
-    // The form the services accept: umso_ and 32 random bytes in base64url.
-    const key = `umso_${randomBytes(32).toString('base64url')}`;
-    context.result({ key }, () => `${key}\n`);
-    context.note(
-      'put it in the deployment secret as AUTH_OPERATOR_KEY (never in a repository); it is stored nowhere else',
-    );
-    return Promise.resolve();
-  },
-};
-
 const auditList: CommandSpec = {
   group: 'audit',
   name: 'list',
@@ -172,5 +159,5 @@ const auditList: CommandSpec = {
   },
 };
 
-export const KEY_COMMANDS: readonly CommandSpec[] = [create, list, show, revoke, generateOperator];
+export const KEY_COMMANDS: readonly CommandSpec[] = [create, list, show, revoke];
 export const AUDIT_COMMANDS: readonly CommandSpec[] = [auditList];

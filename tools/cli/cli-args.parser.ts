@@ -98,7 +98,8 @@ export const OPTION_CATALOG = {
   scopes: {
     type: 'string',
     value: 'SCOPE,...',
-    description: 'comma-separated scopes of the key, e.g. campaigns:read,campaigns:write (at most your own)',
+    description:
+      'comma-separated scopes of the key, e.g. campaigns:read,campaigns:write (at most your own; all of them when left out)',
   },
   'expires-at': {
     type: 'string',
