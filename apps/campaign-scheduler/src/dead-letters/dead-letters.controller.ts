@@ -10,17 +10,17 @@ export class DeadLettersController {
 
   @Get()
   list(@Query() query: ListDeadLettersDto): Promise<DeadLetterPage> {
-    return this.deadLetters.list(query);
+    return this.deadLetters.list(null, query);
   }
 
   @Post('replay')
   @HttpCode(200)
   replay(@Body() dto: ReplayDeadLettersDto): Promise<ReplayResult> {
-    return this.deadLetters.replay(dto);
+    return this.deadLetters.replay(null, dto);
   }
 
   @Get(':id')
   get(@Param() params: DeadLetterParamsDto): Promise<DeadLetterView> {
-    return this.deadLetters.get(params.id);
+    return this.deadLetters.get(null, params.id);
   }
 }

@@ -13,7 +13,7 @@ export class MessagesController {
 
   @Get('campaigns/:campaignId/runs/:runId/messages')
   list(@Param() params: RunMessagesParamsDto, @Query() query: ListRunMessagesDto): Promise<RunMessagePage> {
-    return this.messages.listRunMessages(params.campaignId, params.runId, query);
+    return this.messages.listRunMessages(null, params.campaignId, params.runId, query);
   }
 
   @Get('campaigns/:campaignId/runs/:runId/messages/export.csv')
@@ -21,7 +21,7 @@ export class MessagesController {
     @Param() params: RunMessagesParamsDto,
     @Query() filters: MessageFiltersDto,
   ): Promise<StreamableFile> {
-    const csv = await this.messages.exportRunMessages(params.campaignId, params.runId, filters);
+    const csv = await this.messages.exportRunMessages(null, params.campaignId, params.runId, filters);
     return new StreamableFile(csv, {
       type: 'text/csv; charset=utf-8',
       // The run id is digits only (validated), so the file name needs no escaping.
@@ -37,6 +37,6 @@ export class MessagesController {
 
   @Get('messages/:id')
   get(@Param() params: MessageIdParamsDto): Promise<MessageView> {
-    return this.messages.getMessage(params.id);
+    return this.messages.getMessage(null, params.id);
   }
 }

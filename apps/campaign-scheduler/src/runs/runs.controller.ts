@@ -33,18 +33,18 @@ export class RunsController {
 
   @Get()
   async list(@Param() params: CampaignParams, @Query() query: ListRunsQuery): Promise<{ items: RunView[] }> {
-    return { items: await this.runs.list(params.campaignId, query.limit, query.before) };
+    return { items: await this.runs.list(null, params.campaignId, query.limit, query.before) };
   }
 
   @Get(':runId')
   get(@Param() params: RunParams): Promise<RunView> {
-    return this.runs.get(params.campaignId, params.runId);
+    return this.runs.get(null, params.campaignId, params.runId);
   }
 
   /** pause, resume, stop, cancel (a run not started yet), retry-failed, resend-unknown. */
   @Post(':runId/:action')
   @HttpCode(200)
   act(@Param() params: RunActionParams): Promise<RunActionResult> {
-    return this.runs.act(params.campaignId, params.runId, params.action);
+    return this.runs.act(null, params.campaignId, params.runId, params.action);
   }
 }
