@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DeadLetterV1 } from '@ums/contracts';
-import { jsonColumn } from '@ums/platform';
+import { jsonColumn, type TenantFilter } from '@ums/platform';
 import { DataSource } from 'typeorm';
 
 /** A stored dead letter: the entry as it came from `ums.dead-letters.v1`, and its replays. */
@@ -28,11 +28,9 @@ export interface DeadLetterRecord {
 /** An entry to store, with the tenant read from its original message (null: unknown). */
 export type DeadLetterEntry = DeadLetterV1 & { readonly tenantId: string | null };
 
-/** Whose entries: one tenant's, or (null) every entry, those of no known tenant included (operators). */
-export type DeadLetterTenantFilter = string | null;
-
 export interface DeadLetterFilter {
-  readonly tenantId: DeadLetterTenantFilter;
+  /** One tenant's entries, or (null) every entry, those of no known tenant included (operators). */
+  readonly tenantId: TenantFilter;
   readonly sourceTopic?: string;
   readonly errorCode?: string;
   readonly consumerGroup?: string;
@@ -112,7 +110,7 @@ export class DeadLettersRepository {
   }
 
   /** The entry, if it is the tenant's (any entry for null): another tenant's is not found. */
-  async findById(tenantId: DeadLetterTenantFilter, id: string): Promise<DeadLetterRecord | undefined> {
+  async findById(tenantId: TenantFilter, id: string): Promise<DeadLetterRecord | undefined> {
     const tenant = tenantCondition(tenantId);
     const rows = (await this.dataSource.query(
       `SELECT ${COLUMNS} FROM dead_letters WHERE id = ? ${tenant.sql}`,
@@ -122,7 +120,7 @@ export class DeadLettersRepository {
   }
 
   /** Those of the ids that exist and are the tenant's (any entry for null), in id order. */
-  async findByIds(tenantId: DeadLetterTenantFilter, ids: readonly string[]): Promise<DeadLetterRecord[]> {
+  async findByIds(tenantId: TenantFilter, ids: readonly string[]): Promise<DeadLetterRecord[]> {
     if (ids.length === 0) return [];
     const tenant = tenantCondition(tenantId);
     const rows = (await this.dataSource.query(
@@ -180,7 +178,7 @@ export class DeadLettersRepository {
   }
 
   /** Records a replay of those of the ids that are the tenant's (all of them for null). */
-  async markReplayed(tenantId: DeadLetterTenantFilter, ids: readonly string[]): Promise<void> {
+  async markReplayed(tenantId: TenantFilter, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     const tenant = tenantCondition(tenantId);
     await this.dataSource.query(
@@ -213,7 +211,7 @@ export class DeadLettersRepository {
 }
 
 /** `AND tenant_id = ?` for a tenant; nothing for null (every entry, those of no known tenant included). */
-function tenantCondition(tenantId: DeadLetterTenantFilter): { sql: string; params: unknown[] } {
+function tenantCondition(tenantId: TenantFilter): { sql: string; params: unknown[] } {
   return tenantId === null ? { sql: '', params: [] } : { sql: 'AND tenant_id = ?', params: [tenantId] };
 }
 

@@ -1,16 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { type DeadLetterV1 } from '@ums/contracts';
-import { InvalidInputError, KafkaNames, KafkaProducer, NotFoundError, type RawRecord } from '@ums/platform';
+import {
+  InvalidInputError,
+  KafkaNames,
+  KafkaProducer,
+  NotFoundError,
+  type RawRecord,
+  type TenantFilter,
+} from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import type { DeadLetterPage, DeadLetterView, ReplayResult } from './dead-letter.view';
 import { replayHeaders, replayTarget, replayValue } from './dead-letter-replay';
 import { deadLetterTenant } from './dead-letter-tenant';
 import { DeadLettersMetrics } from './dead-letters.metrics';
-import {
-  type DeadLetterRecord,
-  DeadLettersRepository,
-  type DeadLetterTenantFilter,
-} from './dead-letters.repository';
+import { type DeadLetterRecord, DeadLettersRepository } from './dead-letters.repository';
 import type { ListDeadLettersDto, ReplayDeadLettersDto } from './dead-letters.dto';
 
 /** A replay by filter without a limit takes at most this many entries. */
@@ -51,7 +54,7 @@ export class DeadLettersService {
     }
   }
 
-  async list(tenantId: DeadLetterTenantFilter, query: ListDeadLettersDto): Promise<DeadLetterPage> {
+  async list(tenantId: TenantFilter, query: ListDeadLettersDto): Promise<DeadLetterPage> {
     const records = await this.repository.list(
       {
         tenantId,
@@ -67,7 +70,7 @@ export class DeadLettersService {
     return { items, nextBefore: records.length > query.limit ? (items.at(-1)?.id ?? null) : null };
   }
 
-  async get(tenantId: DeadLetterTenantFilter, id: string): Promise<DeadLetterView> {
+  async get(tenantId: TenantFilter, id: string): Promise<DeadLetterView> {
     const record = await this.repository.findById(tenantId, id);
     if (record === undefined) {
       throw new NotFoundError('DEAD_LETTER_NOT_FOUND', `No dead letter ${id}`, { deadLetterId: id });
@@ -76,7 +79,7 @@ export class DeadLettersService {
   }
 
   /** Replays the tenant's entries (every entry for null); another tenant's id is missing. */
-  async replay(tenantId: DeadLetterTenantFilter, request: ReplayDeadLettersDto): Promise<ReplayResult> {
+  async replay(tenantId: TenantFilter, request: ReplayDeadLettersDto): Promise<ReplayResult> {
     const byFilter =
       request.sourceTopic !== undefined ||
       request.errorCode !== undefined ||
@@ -133,10 +136,7 @@ export class DeadLettersService {
   }
 
   /** Publishes the replayable ones (per topic, in id order), then records their replay. */
-  private async publish(
-    tenantId: DeadLetterTenantFilter,
-    records: readonly DeadLetterRecord[],
-  ): Promise<ReplayResult> {
+  private async publish(tenantId: TenantFilter, records: readonly DeadLetterRecord[]): Promise<ReplayResult> {
     const perTopic = new Map<string, RawRecord[]>();
     const replayed: string[] = [];
     const refused: { id: string; reason: string }[] = [];

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, MessageStatus } from '@ums/contracts';
+import type { TenantFilter } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { MessageView, RunMessageView } from './message.view';
-
-/** Whose messages: one tenant's, or every tenant's (null). */
-export type MessageTenantFilter = string | null;
 
 export interface RunMessageFilters {
   readonly states?: readonly MessageStatus[];
@@ -55,11 +53,7 @@ export class MessagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Whether the run is the campaign's and the campaign the tenant's (two primary-key reads). */
-  async runBelongsToCampaign(
-    tenantId: MessageTenantFilter,
-    runId: string,
-    campaignId: string,
-  ): Promise<boolean> {
+  async runBelongsToCampaign(tenantId: TenantFilter, runId: string, campaignId: string): Promise<boolean> {
     const rows = (await this.dataSource.query(
       `SELECT 1 AS found FROM runs r JOIN campaigns c ON c.id = r.campaign_id
         WHERE r.id = ? AND r.campaign_id = ? ${tenantId === null ? '' : 'AND c.tenant_id = ?'}`,
@@ -74,7 +68,7 @@ export class MessagesRepository {
    * reads anyway, never inside the index-only ranges.
    */
   async listRunPage(
-    tenantId: MessageTenantFilter,
+    tenantId: TenantFilter,
     runId: string,
     filters: RunMessageFilters,
     after: string | undefined,
@@ -122,7 +116,7 @@ export class MessagesRepository {
   }
 
   /** The message, if it is the tenant's (any for null): a primary-key read. */
-  async findById(tenantId: MessageTenantFilter, id: string): Promise<MessageView | undefined> {
+  async findById(tenantId: TenantFilter, id: string): Promise<MessageView | undefined> {
     const rows = (await this.dataSource.query(
       `SELECT ${ALL_COLUMNS} FROM messages m WHERE m.id = ? ${tenantId === null ? '' : 'AND m.tenant_id = ?'}`,
       [BigInt(id), ...(tenantId === null ? [] : [tenantId])],

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { NotFoundError } from '@ums/platform';
+import { NotFoundError, type TenantFilter } from '@ums/platform';
 import type { Readable } from 'node:stream';
 import type { ListRunMessagesDto } from './list-run-messages.dto';
 import type { MessageFiltersDto } from './message-filters.dto';
 import type { MessageView, RunMessagePage, RunMessageView } from './message.view';
-import { type MessageTenantFilter, MessagesRepository, type RunMessageFilters } from './messages.repository';
+import { MessagesRepository, type RunMessageFilters } from './messages.repository';
 import { runMessagesCsv } from './run-messages-csv';
 
 /** Rows per keyset page of the CSV export: few round trips, bounded memory. */
@@ -22,7 +22,7 @@ export class MessagesService {
   constructor(private readonly repository: MessagesRepository) {}
 
   async listRunMessages(
-    tenantId: MessageTenantFilter,
+    tenantId: TenantFilter,
     campaignId: string,
     runId: string,
     query: ListRunMessagesDto,
@@ -43,7 +43,7 @@ export class MessagesService {
 
   /** Checks the run first (so a 404 is a proper answer), then streams the CSV page by page. */
   async exportRunMessages(
-    tenantId: MessageTenantFilter,
+    tenantId: TenantFilter,
     campaignId: string,
     runId: string,
     filters: MessageFiltersDto,
@@ -74,7 +74,7 @@ export class MessagesService {
     });
   }
 
-  async getMessage(tenantId: MessageTenantFilter, id: string): Promise<MessageView> {
+  async getMessage(tenantId: TenantFilter, id: string): Promise<MessageView> {
     const message = await this.repository.findById(tenantId, id);
     if (message === undefined) {
       throw new NotFoundError('MESSAGE_NOT_FOUND', `No message ${id}`, { messageId: id });
@@ -97,7 +97,7 @@ export class MessagesService {
     return message;
   }
 
-  private async requireRun(tenantId: MessageTenantFilter, campaignId: string, runId: string): Promise<void> {
+  private async requireRun(tenantId: TenantFilter, campaignId: string, runId: string): Promise<void> {
     if (!(await this.repository.runBelongsToCampaign(tenantId, runId, campaignId))) {
       throw new NotFoundError('RUN_NOT_FOUND', `Campaign ${campaignId} has no run ${runId}`, {
         campaignId,

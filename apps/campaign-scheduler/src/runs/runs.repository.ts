@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MessageStatus, RunState } from '@ums/contracts';
+import type { TenantFilter } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RUN_COLUMNS, type RunView, toRunView } from './run.view';
 
@@ -10,21 +11,15 @@ interface ResultHeader {
 
 type Row = Record<string, unknown>;
 
-/** Whose runs: one tenant's (through their campaign's tenant_id), or every tenant's (null). */
-export type RunTenantFilter = string | null;
-
 /**
- * `AND <campaign is the tenant's>` for a tenant, nothing for null. The campaign is read by primary key
- * (one row, whose tenant_id is then compared), so the filter adds nothing to a read by run or campaign.
+ * Runs are a tenant's through their campaign's tenant_id: `AND <the campaign is the tenant's>` for a tenant,
+ * nothing for null. The campaign is one primary-key read, so the filter adds nothing to a read of its runs.
  */
-function tenantCondition(
-  tenantId: RunTenantFilter,
-  campaignColumn: string,
-): { sql: string; params: unknown[] } {
+function campaignOfTenant(tenantId: TenantFilter, campaignId: string): { sql: string; params: unknown[] } {
   if (tenantId === null) return { sql: '', params: [] };
   return {
-    sql: `AND EXISTS (SELECT 1 FROM campaigns tc WHERE tc.id = ${campaignColumn} AND tc.tenant_id = ?)`,
-    params: [tenantId],
+    sql: 'AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = ? AND c.tenant_id = ?)',
+    params: [campaignId, tenantId],
   };
 }
 
@@ -50,8 +45,8 @@ export class RunsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The run of the campaign, if the campaign is the tenant's (any tenant's for null). */
-  async find(tenantId: RunTenantFilter, campaignId: string, runId: string): Promise<RunView | undefined> {
-    const tenant = tenantCondition(tenantId, 'runs.campaign_id');
+  async find(tenantId: TenantFilter, campaignId: string, runId: string): Promise<RunView | undefined> {
+    const tenant = campaignOfTenant(tenantId, campaignId);
     const rows = (await this.dataSource.query(
       `SELECT ${RUN_COLUMNS} FROM runs WHERE id = ? AND campaign_id = ? ${tenant.sql}`,
       [runId, campaignId, ...tenant.params],
@@ -67,9 +62,9 @@ export class RunsRepository {
     campaignId: string,
     limit: number,
     before?: string,
-    tenantId: RunTenantFilter = null,
+    tenantId: TenantFilter = null,
   ): Promise<RunView[]> {
-    const tenant = tenantCondition(tenantId, 'runs.campaign_id');
+    const tenant = campaignOfTenant(tenantId, campaignId);
     const rows = (await this.dataSource.query(
       `SELECT ${RUN_COLUMNS} FROM runs WHERE campaign_id = ? ${before === undefined ? '' : 'AND id < ?'}
         ${tenant.sql} ORDER BY id DESC LIMIT ?`,
@@ -86,7 +81,7 @@ export class RunsRepository {
     manager: EntityManager,
     campaignId: string,
     states: readonly RunState[],
-    tenantId: RunTenantFilter = null,
+    tenantId: TenantFilter = null,
   ): Promise<LockedRun[]> {
     const rows = (await manager.query(
       `SELECT r.id, r.campaign_id, r.state, r.lease_epoch, c.tenant_id
@@ -101,7 +96,7 @@ export class RunsRepository {
   /** The run locked for an action, if its campaign is the tenant's (any tenant's for null). */
   async lock(
     manager: EntityManager,
-    tenantId: RunTenantFilter,
+    tenantId: TenantFilter,
     campaignId: string,
     runId: string,
   ): Promise<LockedRun | undefined> {

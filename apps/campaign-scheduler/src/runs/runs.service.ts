@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { MessageStatus, RunRequestReason, RunState } from '@ums/contracts';
 import { CampaignEvent, CampaignState, RunEvent, transitionCampaign, transitionRun } from '@ums/domain';
-import { ConflictError, NotFoundError } from '@ums/platform';
+import { ConflictError, NotFoundError, type TenantFilter } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RunRequestPublisher } from './run-request.publisher';
 import type { RunView } from './run.view';
-import { type LockedRun, RunsRepository, type RunTenantFilter } from './runs.repository';
+import { type LockedRun, RunsRepository } from './runs.repository';
 
 export enum RunAction {
   Pause = 'pause',
@@ -32,20 +32,20 @@ export class RunsService {
   ) {}
 
   /** The run, if its campaign is the tenant's (any for null); else 404 as for a missing run. */
-  async get(tenantId: RunTenantFilter, campaignId: string, runId: string): Promise<RunView> {
+  async get(tenantId: TenantFilter, campaignId: string, runId: string): Promise<RunView> {
     const run = await this.runs.find(tenantId, campaignId, runId);
     if (run === undefined) throw runNotFound(campaignId, runId);
     return run;
   }
 
   /** The campaign's runs, newest first; none unless the campaign is the tenant's (any for null). */
-  list(tenantId: RunTenantFilter, campaignId: string, limit: number, before?: string): Promise<RunView[]> {
+  list(tenantId: TenantFilter, campaignId: string, limit: number, before?: string): Promise<RunView[]> {
     return this.runs.list(campaignId, limit, before, tenantId);
   }
 
   /** An action on the run, if its campaign is the tenant's (any for null); else 404 as for a missing run. */
   async act(
-    tenantId: RunTenantFilter,
+    tenantId: TenantFilter,
     campaignId: string,
     runId: string,
     action: RunAction,
