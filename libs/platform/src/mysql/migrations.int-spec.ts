@@ -182,6 +182,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'replays',
     'replayed_at',
     'created_at',
+    'tenant_id',
   ],
 };
 const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
@@ -197,6 +198,7 @@ const ALL_MIGRATION_NAMES = [
   'SubscriberBatchSize1764500000000',
   'DeadLetters1764600000000',
   'DeadLettersReplayedIndex1764700000000',
+  'DeadLettersTenant1764840000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */
@@ -248,6 +250,7 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
     'idx_dead_letters_error_code(error_code,id)',
     'idx_dead_letters_replayed(replayed_at,source_topic,error_code)',
     'idx_dead_letters_source_topic(source_topic,id)',
+    'idx_dead_letters_tenant(tenant_id,id)',
   ],
 };
 
