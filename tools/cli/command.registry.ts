@@ -25,7 +25,7 @@ export const GROUP_SUMMARIES: Readonly<Record<string, string>> = {
   dlq: 'dead-lettered webhook deliveries: list and replay (dispatcher API)',
   'dead-letters': 'Kafka messages consumers refused or gave up on: list, show, replay (campaign API)',
   credentials: 'provider credentials (campaign API)',
-  keys: 'API keys: create (shown once), list, show, revoke; a new operator key (campaign API)',
+  keys: 'API keys: create (shown once), list, show, revoke (campaign API)',
   audit: 'the audit trail of state-changing calls (campaign API)',
 };
 

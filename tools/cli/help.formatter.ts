@@ -17,7 +17,7 @@ function optionLines(names: readonly OptionName[]): string[] {
 
 const FOOTER = [
   'Environment: UMS_API_URL, UMS_DISPATCHER_URL, UMS_API_KEY, UMS_TENANT (flags win).',
-  'Exit codes: 0 ok, 1 the API refused (code and message printed), 2 usage error, 3 cannot connect.',
+  'Exit codes: 0 ok, 1 the API refused (code and message printed; 401/403: the key), 2 usage error, 3 cannot connect.',
 ];
 
 /** `ums help`: every group and command. */

@@ -7,7 +7,6 @@ import type { RunCounters } from '../cli/api.views';
 
 /** What the pipeline's tenant key may do: credentials, campaigns and their subscriber, nothing more. */
 export const PIPELINE_SCOPES: readonly Scope[] = [
-  Scope.CredentialsRead,
   Scope.CredentialsWrite,
   Scope.CampaignsRead,
   Scope.CampaignsWrite,
