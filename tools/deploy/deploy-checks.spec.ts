@@ -47,8 +47,14 @@ describe('config class reading', () => {
       kafka: true,
       mysql: false,
       redis: true,
+      api: false,
       configs: ['AConfig', 'BConfig'],
     });
+    expect(
+      forServiceOptions(
+        `PlatformModule.forService({ service: 'a', kafka: false, mysql: true, redis: false, api: true })`,
+      ).api,
+    ).toBe(true);
     expect(() => forServiceOptions('export class M {}')).toThrow('forService');
   });
 

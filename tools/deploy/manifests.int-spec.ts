@@ -7,6 +7,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { Topics } from '@ums/contracts';
 import { SERVICE_ENV, serviceNodeFlags } from '@ums/testing';
 import {
+  AuthConfig,
   type ConfigClass,
   HttpConfig,
   KafkaConfig,
@@ -72,6 +73,7 @@ const OPERATOR_KEY_APPS = ['campaign-scheduler', 'webhook-dispatcher'];
 /** Namespaces other than UMS's own, by their kubernetes.io/metadata.name label. */
 const namespace = (name: string): Record<string, string> => ({ 'kubernetes.io/metadata.name': name });
 const PLATFORM_CLASSES: Record<string, ConfigClass> = {
+  AuthConfig,
   HttpConfig,
   LogConfig,
   KafkaConfig,
@@ -124,7 +126,8 @@ function checkProgramEnv(
     .map((name) => PLATFORM_CLASSES[name])
     .filter((cls): cls is ConfigClass => cls !== undefined)
     // A value in a Secret created outside Git cannot be checked here, only its presence.
-    .filter((cls) => cls !== SecretsConfig || known['SECRETS_KEYS'] !== undefined);
+    .filter((cls) => cls !== SecretsConfig || known['SECRETS_KEYS'] !== undefined)
+    .filter((cls) => cls !== AuthConfig || known['AUTH_OPERATOR_KEY'] !== undefined);
   try {
     loadConfigs(classes, known);
   } catch (error) {
