@@ -18,6 +18,8 @@ export * from './http/validation.pipe';
 export * from './health/health.module';
 export * from './kafka';
 export * from './logging/logging.module';
+export * from './management/management-server';
+export * from './management/management.module';
 export * from './metrics/metrics-registry';
 export * from './metrics/metrics.module';
 export * from './mysql';
