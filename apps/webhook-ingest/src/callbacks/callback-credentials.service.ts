@@ -17,6 +17,11 @@ export interface CallbackCredential {
   readonly verifyToken: string | undefined;
   /** The only SNS topic whose deliveries are accepted for an `ses` credential (`config.snsTopicArn`). */
   readonly snsTopicArn: string | undefined;
+  /**
+   * The provider account its callbacks must name: the WhatsApp business number's
+   * `config.phoneNumberId` (`metadata.phone_number_id`), or Twilio's `config.accountSid` (`AccountSid`).
+   */
+  readonly account: string | undefined;
 }
 
 // Bounds the cache when callers keep naming new ids (someone probing URLs).
@@ -86,6 +91,7 @@ export class CallbackCredentials {
       verifySecret: sealed === null ? undefined : this.open(id, sealed),
       verifyToken: text('webhookVerifyToken'),
       snsTopicArn: text('snsTopicArn'),
+      account: accountOf(provider, config),
     };
   }
 
@@ -103,4 +109,17 @@ export class CallbackCredentials {
       return undefined;
     }
   }
+}
+
+function accountOf(provider: string, config: Readonly<Record<string, unknown>>): string | undefined {
+  const name =
+    provider === (Provider.WhatsAppCloud as string)
+      ? 'phoneNumberId'
+      : provider === (Provider.Twilio as string)
+        ? 'accountSid'
+        : undefined;
+  const value = name === undefined ? undefined : config[name];
+  // The sender accepts a phone number id written as a JSON number too.
+  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  return typeof text === 'string' && text !== '' ? text : undefined;
 }
