@@ -12,12 +12,6 @@ import {
 } from '@ums/testing';
 import type { PipelineUrls } from './pipeline-campaign';
 
-/**
- * The operator key of the local stack (the scheduler's and dispatcher's AUTH_OPERATOR_KEY), as in
- * docker-compose.yml and the k8s dev overlay: PUBLIC, for a laptop only.
- */
-export const DEV_OPERATOR_KEY = 'umso_DEV-ONLY-not-a-secret-public-dev-operator-key';
-
 export const SERVICE_NAMES = [
   'campaign-scheduler',
   'batch-expander',
@@ -119,7 +113,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     LOG_LEVEL: 'info',
     // DEV-ONLY public key (decodes to "DEV ONLY - not a secret - public"); real deployments set their own.
     SECRETS_KEYS: 'dev:REVWIE9OTFkgLSBub3QgYSBzZWNyZXQgLSBwdWJsaWM=',
-    AUTH_OPERATOR_KEY: DEV_OPERATOR_KEY,
     ...options.env,
     KAFKA_BROKERS: brokers,
     MYSQL_DATABASE: options.mysqlDatabase,
