@@ -150,8 +150,10 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
       '--scopes',
       ALL_SCOPES.join(','),
     );
-    expect(created.code).toBe(0);
-    expect(created.stderr).toMatch(/^warning: the key is shown this once and cannot be shown again/);
+    expect({ code: created.code, stderr: created.stderr }).toEqual({
+      code: 0,
+      stderr: expect.stringMatching(/^warning: the key is shown this once and cannot be shown again/),
+    });
     expect(created.stdout).toMatch(new RegExp(`tenant:\\s+${tenant}\n`));
     expect(created.stdout).toMatch(/created:\s+\S+ \S+ by operator\n/);
     tenantKey = /^key:\s+(umsk_\S+)$/m.exec(created.stdout)?.[1] ?? '';
