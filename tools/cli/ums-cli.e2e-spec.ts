@@ -145,6 +145,8 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
       TEST_OPERATOR_KEY,
       'keys',
       'create',
+      '--tenant',
+      tenant,
       '--name',
       'cli e2e',
       '--scopes',
