@@ -12,6 +12,7 @@ export * from './health/health-registry';
 export * from './http/create-service-app';
 export * from './http/error-response.filter';
 export * from './http/fast-routes.registry';
+export * from './http/json-body';
 export * from './http/ssrf-guard';
 export * from './http/validation.pipe';
 export * from './health/health.module';

@@ -1,6 +1,17 @@
+import { isUtf8 } from 'node:buffer';
 import type { TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, Parser } from 'csv-parse';
+import { getDecoder } from 'iconv-lite';
+import {
+  AudienceEncoding,
+  detectAudienceEncoding,
+  ENCODING_SAMPLE_BYTES,
+  invalidUtf8Offset,
+  undefinedWindows1252Offset,
+  utf8Refusal,
+  windows1252Refusal,
+} from '@ums/domain';
 import { InvalidInputError } from '@ums/platform';
 
 /** One CSV record with the physical line (1-based) it starts on. */
@@ -18,6 +29,16 @@ export interface CsvReadOptions {
 export interface CsvReadResult {
   /** The file was larger than maxBytes: only its first maxBytes (up to the last whole line) were read. */
   readonly tooLarge: boolean;
+  /** The encoding the file was read in (transcoded to UTF-8 unless it was UTF-8). */
+  readonly encoding: AudienceEncoding | undefined;
+}
+
+/** What the stages of a read found out, read once the rows before it were handed over. */
+interface ReadState {
+  tooLarge: boolean;
+  encoding: AudienceEncoding | undefined;
+  /** The file cannot be read from this line on (or at all, when found at its start). */
+  unreadable: { readonly line: number; readonly reason: string } | undefined;
 }
 
 // A record longer than this is surely a quote that never closes; it fails the file instead of
@@ -113,14 +134,13 @@ class LineNumberedCsvParser extends Parser {
  * for a file already too large.
  */
 async function* wholeLinesWithin(
-  source: AsyncIterable<Buffer | string>,
+  source: AsyncIterable<Buffer>,
   maxBytes: number,
-  state: { tooLarge: boolean },
+  state: ReadState,
 ): AsyncGenerator<Buffer> {
   let seen = 0;
   let carry: Buffer = EMPTY;
-  for await (const piece of source) {
-    const chunk = typeof piece === 'string' ? Buffer.from(piece) : piece;
+  for await (const chunk of source) {
     const room = maxBytes - seen;
     seen += chunk.length;
     const allowed = chunk.length > room ? chunk.subarray(0, room) : chunk;
@@ -143,21 +163,142 @@ async function* wholeLinesWithin(
   if (carry.length > 0) yield carry;
 }
 
+function toBuffer(piece: Buffer | string): Buffer {
+  return typeof piece === 'string' ? Buffer.from(piece) : piece;
+}
+
+function countLineFeedBytes(bytes: Buffer, end = bytes.length): number {
+  let count = 0;
+  for (let at = bytes.indexOf(NEWLINE); at !== -1 && at < end; at = bytes.indexOf(NEWLINE, at + 1)) count++;
+  return count;
+}
+
+/** The chunks an iterator has left; ending early ends the iterator (and its source) too. */
+async function* remaining(iterator: AsyncIterator<Buffer | string>): AsyncGenerator<Buffer> {
+  try {
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+      yield toBuffer(next.value);
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+/**
+ * Detects the file's encoding on its first ENCODING_SAMPLE_BYTES (detectAudienceEncoding in
+ * @ums/domain) and passes the file on as UTF-8, still streaming: UTF-8 as it is (its byte-order
+ * mark dropped), UTF-16 and Windows-1252 transcoded with iconv-lite. A file that cannot be read is
+ * recorded in state.unreadable and nothing is passed on; in Windows-1252, a byte that is no
+ * character there ends the file at the start of its line, also recorded.
+ */
+async function* asUtf8(source: AsyncIterable<Buffer | string>, state: ReadState): AsyncGenerator<Buffer> {
+  const iterator = source[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let sampled = 0;
+  let ended = false;
+  while (sampled < ENCODING_SAMPLE_BYTES) {
+    const next = await iterator.next();
+    if (next.done === true) {
+      ended = true;
+      break;
+    }
+    const chunk = toBuffer(next.value);
+    head.push(chunk);
+    sampled += chunk.length;
+  }
+  const sample = Buffer.concat(head);
+  const verdict = detectAudienceEncoding(sample, ended);
+  if (!verdict.ok) {
+    state.unreadable = { line: verdict.line, reason: verdict.reason };
+    await iterator.return?.();
+    return;
+  }
+  state.encoding = verdict.encoding;
+  const rest = remaining(iterator);
+  const first = sample.subarray(verdict.bomLength);
+  if (verdict.encoding === AudienceEncoding.Utf8) {
+    if (first.length > 0) yield first;
+    yield* rest;
+  } else if (verdict.encoding === AudienceEncoding.Windows1252) {
+    yield* fromWindows1252(first, rest, state);
+  } else {
+    const decoder = getDecoder(verdict.encoding);
+    yield Buffer.from(decoder.write(first), 'utf8');
+    for await (const chunk of rest) yield Buffer.from(decoder.write(chunk), 'utf8');
+    const tail = decoder.end();
+    if (tail !== undefined && tail !== '') yield Buffer.from(tail, 'utf8');
+  }
+}
+
+async function* fromWindows1252(
+  first: Buffer,
+  rest: AsyncIterable<Buffer>,
+  state: ReadState,
+): AsyncGenerator<Buffer> {
+  const decoder = getDecoder(AudienceEncoding.Windows1252);
+  let line = 1;
+  async function* all(): AsyncGenerator<Buffer> {
+    yield first;
+    yield* rest;
+  }
+  for await (const chunk of all()) {
+    const undefinedByte = undefinedWindows1252Offset(chunk);
+    if (undefinedByte !== -1) {
+      const lineStart = chunk.lastIndexOf(NEWLINE, undefinedByte) + 1;
+      yield Buffer.from(decoder.write(chunk.subarray(0, lineStart)), 'utf8');
+      state.unreadable = {
+        line: line + countLineFeedBytes(chunk, undefinedByte),
+        reason: windows1252Refusal(chunk[undefinedByte]),
+      };
+      return;
+    }
+    line += countLineFeedBytes(chunk);
+    yield Buffer.from(decoder.write(chunk), 'utf8');
+  }
+}
+
+/**
+ * Passes whole lines of a file read as UTF-8 on while they are valid UTF-8 (a byte that is not ends
+ * the file at the start of its line, recorded in state.unreadable), rather than letting the parser
+ * turn it into U+FFFD. Transcoded files are valid by construction and pass straight through.
+ */
+async function* validUtf8Lines(lines: AsyncIterable<Buffer>, state: ReadState): AsyncGenerator<Buffer> {
+  let line = 1;
+  for await (const buffer of lines) {
+    if (state.encoding === AudienceEncoding.Utf8 && !isUtf8(buffer)) {
+      // A sequence cut by the end of the buffer (a line over MAX_RECORD_CHARS) is left to the parser.
+      const offset = invalidUtf8Offset(buffer, true);
+      if (offset !== -1) {
+        const lineStart = buffer.lastIndexOf(NEWLINE, offset) + 1;
+        if (lineStart > 0) yield buffer.subarray(0, lineStart);
+        state.unreadable = {
+          line: line + countLineFeedBytes(buffer, offset),
+          reason: utf8Refusal(buffer[offset]),
+        };
+        return;
+      }
+    }
+    if (state.encoding === AudienceEncoding.Utf8) line += countLineFeedBytes(buffer);
+    yield buffer;
+  }
+}
+
 /**
  * Streams a CSV file through the parser with backpressure, calling onRow for each record in order;
  * when onRow returns a promise, reading waits for it. Memory stays flat whatever the file size.
- * A malformed file (a quote never closed, a record over 1 MiB) fails with AUDIENCE_CSV_MALFORMED
- * after the rows before it were handed over.
+ * A malformed file (a quote never closed, a record over 1 MiB) fails with AUDIENCE_CSV_MALFORMED,
+ * and one that cannot be decoded (see asUtf8) with AUDIENCE_ENCODING_INVALID at its line, after the
+ * rows before it were handed over. maxBytes counts the file as UTF-8 (after any transcoding).
  */
 export async function readCsvRows(
   source: AsyncIterable<Buffer | string>,
   options: CsvReadOptions,
   onRow: (row: CsvRow) => Promise<void> | undefined,
 ): Promise<CsvReadResult> {
-  const state = { tooLarge: false };
+  const state: ReadState = { tooLarge: false, encoding: undefined, unreadable: undefined };
   try {
     await pipeline(
-      wholeLinesWithin(source, options.maxBytes, state),
+      validUtf8Lines(wholeLinesWithin(asUtf8(source, state), options.maxBytes, state), state),
       new LineNumberedCsvParser(),
       async (items: AsyncIterable<CsvRow[] | CsvFailure>) => {
         for await (const item of items) {
@@ -176,7 +317,16 @@ export async function readCsvRows(
       throw InvalidInputError.field('AUDIENCE_CSV_MALFORMED', 'file', `malformed CSV: ${error.message}`);
     }
   }
-  return state;
+  if (state.unreadable !== undefined) {
+    const { line, reason } = state.unreadable;
+    throw new InvalidInputError(
+      'AUDIENCE_ENCODING_INVALID',
+      `The file cannot be read from line ${line}: ${reason}`,
+      [{ field: 'file', reason: `line ${line}: ${reason}` }],
+      { line },
+    );
+  }
+  return { tooLarge: state.tooLarge, encoding: state.encoding };
 }
 
 function countLineFeeds(cells: readonly string[]): number {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { InvalidInputError } from '@ums/platform';
+import { InvalidInputError, mediaTypeOf, UnsupportedMediaTypeError } from '@ums/platform';
 import type { FastifyRequest } from 'fastify';
 import {
   AudienceCampaignParams,
@@ -30,7 +30,12 @@ export class AudienceController {
   /** Streams the upload into an import and answers with its summary once it is done. */
   @Post('csv')
   uploadCsv(@Param() params: AudienceCampaignParams, @Req() request: FastifyRequest): Promise<ImportSummary> {
-    if (!request.isMultipart()) throw fileMissing();
+    if (!request.isMultipart()) {
+      throw new UnsupportedMediaTypeError(
+        mediaTypeOf(request.headers['content-type'])?.type,
+        `multipart/form-data with the CSV file in a field named "${FILE_FIELD}"`,
+      );
+    }
     return this.imports.importCsv(params.campaignId, async () => {
       const part = await request.file();
       if (part === undefined || part.fieldname !== FILE_FIELD) throw fileMissing();

@@ -15,7 +15,7 @@ export class CampaignsController {
 
   @Post()
   create(@Body() dto: CreateCampaignDto): Promise<CampaignView> {
-    return this.campaigns.create(dto);
+    return this.campaigns.createFromApi(dto);
   }
 
   @Get()

@@ -6,8 +6,8 @@ import {
   IsEnum,
   IsInt,
   IsISO31661Alpha2,
-  IsISO8601,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -19,6 +19,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Channel, MessageContentV1 } from '@ums/contracts';
+import { IsSingleLineText } from './single-line-text.validator';
 
 export enum ScheduleKind {
   Now = 'now',
@@ -30,9 +31,13 @@ export class ScheduleDto {
   @IsEnum(ScheduleKind, { message: 'kind must be one of now, at, cron' })
   kind!: ScheduleKind;
 
-  /** For kind=at: an ISO 8601 time with an offset (e.g. 2026-12-01T09:00:00+01:00). */
+  /**
+   * For kind=at: an ISO 8601 time with a UTC offset (2026-12-01T09:00:00+01:00, or Z), at most
+   * ONE_OFF_GRACE_MS ago; checked by the service (SCHEDULE_INVALID).
+   */
   @ValidateIf((o: ScheduleDto) => o.kind === ScheduleKind.At)
-  @IsISO8601({ strict: true }, { message: 'at must be an ISO 8601 time' })
+  @IsString({ message: 'at must be an ISO 8601 time with a UTC offset' })
+  @MaxLength(64)
   at?: string;
 
   /** For kind=cron: five fields (minute hour day month weekday), evaluated in timeZone. */
@@ -53,8 +58,8 @@ export class CreateCampaignDto {
   tenantId!: string;
 
   @IsString()
-  @IsNotEmpty()
   @MaxLength(255)
+  @IsSingleLineText()
   name!: string;
 
   @IsEnum(Channel, { message: 'channel must be one of whatsapp, sms, email' })
@@ -66,6 +71,7 @@ export class CreateCampaignDto {
 
   /** Text with {{variables}} from the recipient's columns, or a provider template with parameters. */
   @IsDefined()
+  @IsObject({ message: 'template must be an object' })
   @ValidateNested()
   @Type(() => MessageContentV1)
   template!: MessageContentV1;
@@ -76,6 +82,7 @@ export class CreateCampaignDto {
   defaultCountry?: string;
 
   @IsDefined()
+  @IsObject({ message: 'schedule must be an object' })
   @ValidateNested()
   @Type(() => ScheduleDto)
   schedule!: ScheduleDto;
