@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PlatformModule, SecretsConfig } from '@ums/platform';
+import { AccessModule } from './access/access.module';
 import { AudienceConfig } from './audience/audience.config';
 import { AudienceModule } from './audience/audience.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
@@ -22,11 +23,13 @@ import { SweeperModule } from './sweeper/sweeper.module';
   imports: [
     PlatformModule.forService({
       service: 'campaign-scheduler',
+      api: true,
       kafka: true,
       mysql: true,
       redis: true,
       configs: [SchedulingConfig, SweeperConfig, SecretsConfig, AudienceConfig, DeadLettersConfig],
     }),
+    AccessModule,
     CredentialsModule,
     CampaignsModule,
     AudienceModule,

@@ -1,4 +1,6 @@
 import { Controller, Get, Param, Query, StreamableFile } from '@nestjs/common';
+import { Scope } from '@ums/contracts';
+import { Requires } from '@ums/platform';
 import { FindMessageDto } from './find-message.dto';
 import { ListRunMessagesDto } from './list-run-messages.dto';
 import { MessageFiltersDto } from './message-filters.dto';
@@ -11,11 +13,13 @@ import { MessagesService } from './messages.service';
 export class MessagesController {
   constructor(private readonly messages: MessagesService) {}
 
+  @Requires(Scope.MessagesRead)
   @Get('campaigns/:campaignId/runs/:runId/messages')
   list(@Param() params: RunMessagesParamsDto, @Query() query: ListRunMessagesDto): Promise<RunMessagePage> {
     return this.messages.listRunMessages(params.campaignId, params.runId, query);
   }
 
+  @Requires(Scope.MessagesRead)
   @Get('campaigns/:campaignId/runs/:runId/messages/export.csv')
   async exportCsv(
     @Param() params: RunMessagesParamsDto,
@@ -30,11 +34,13 @@ export class MessagesController {
   }
 
   /** A single send by the producer's request id (its idempotency key). */
+  @Requires(Scope.MessagesRead)
   @Get('messages')
   findByIdempotencyKey(@Query() query: FindMessageDto): Promise<MessageView> {
     return this.messages.findByIdempotencyKey(query.tenantId, query.idempotencyKey);
   }
 
+  @Requires(Scope.MessagesRead)
   @Get('messages/:id')
   get(@Param() params: MessageIdParamsDto): Promise<MessageView> {
     return this.messages.getMessage(params.id);

@@ -1,4 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Scope } from '@ums/contracts';
+import { Requires } from '@ums/platform';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { Type } from 'class-transformer';
 import type { RunView } from './run.view';
@@ -31,17 +33,20 @@ export class ListRunsQuery {
 export class RunsController {
   constructor(private readonly runs: RunsService) {}
 
+  @Requires(Scope.CampaignsRead)
   @Get()
   async list(@Param() params: CampaignParams, @Query() query: ListRunsQuery): Promise<{ items: RunView[] }> {
     return { items: await this.runs.list(params.campaignId, query.limit, query.before) };
   }
 
+  @Requires(Scope.CampaignsRead)
   @Get(':runId')
   get(@Param() params: RunParams): Promise<RunView> {
     return this.runs.get(params.campaignId, params.runId);
   }
 
   /** pause, resume, stop, cancel (a run not started yet), retry-failed, resend-unknown. */
+  @Requires(Scope.CampaignsWrite)
   @Post(':runId/:action')
   @HttpCode(200)
   act(@Param() params: RunActionParams): Promise<RunActionResult> {

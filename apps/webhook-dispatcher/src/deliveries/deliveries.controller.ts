@@ -1,4 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Scope } from '@ums/contracts';
+import { Requires } from '@ums/platform';
 import { toSubscriberView, type SubscriberView } from '../subscribers/subscriber.view';
 import { DeliveriesService, type DeliveryView } from './deliveries.service';
 import { ListDeliveriesDto, ReplaySinceDto } from './delivery.dto';
@@ -12,6 +14,7 @@ export class DeliveriesController {
     private readonly resurrection: ResurrectService,
   ) {}
 
+  @Requires(Scope.SubscribersRead)
   @Get('deliveries')
   list(
     @Param('id') id: string,
@@ -20,12 +23,14 @@ export class DeliveriesController {
     return this.deliveries.list(id, query);
   }
 
+  @Requires(Scope.SubscribersWrite)
   @Post('deliveries/:deliveryId/replay')
   @HttpCode(202)
   replayOne(@Param('id') id: string, @Param('deliveryId') deliveryId: string): Promise<DeliveryView> {
     return this.deliveries.replayOne(id, deliveryId);
   }
 
+  @Requires(Scope.SubscribersWrite)
   @Post('replay')
   @HttpCode(202)
   replaySince(@Param('id') id: string, @Body() dto: ReplaySinceDto): Promise<{ replayed: number }> {
@@ -33,6 +38,7 @@ export class DeliveriesController {
   }
 
   /** 202: the subscriber is REPLAYING; it turns ALIVE once everything it missed was delivered in order. */
+  @Requires(Scope.SubscribersWrite)
   @Post('resurrect')
   @HttpCode(202)
   async resurrect(@Param('id') id: string): Promise<SubscriberView> {
