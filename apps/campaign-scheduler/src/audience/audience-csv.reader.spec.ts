@@ -208,18 +208,46 @@ describe('readCsvRows: encodings', () => {
     });
   });
 
-  it('refuses a file it cannot read before handing over any row, naming the line', async () => {
+  it('refuses a file it cannot read at the line at fault, after the lines before it', async () => {
     const cyrillic = encode('phone,name\n+79012345678,Иван Петров\n', 'windows-1251');
-    const outcome = await readBytes([cyrillic]);
-    expect(outcome).toMatchObject({
-      rows: [],
-      error: { code: 'AUDIENCE_ENCODING_INVALID', details: { line: 2 } },
-    });
-    expect(outcome.error?.message).toContain('The file cannot be read from line 2: byte 0xC8 is not UTF-8');
+    for (const size of [cyrillic.length, 5, 1]) {
+      const outcome = await readBytes(pieces(cyrillic, size));
+      expect(outcome).toMatchObject({
+        rows: [[1, ['phone', 'name']]],
+        error: { code: 'AUDIENCE_ENCODING_INVALID', details: { line: 2 } },
+      });
+      expect(outcome.error?.message).toContain('The file cannot be read from line 2: byte 0xC8 is not UTF-8');
+    }
+    // UTF-16 without a byte-order mark: a NUL in the first line.
     await expect(readBytes([Buffer.from(text, 'utf16le')])).resolves.toMatchObject({
       rows: [],
       error: { code: 'AUDIENCE_ENCODING_INVALID', details: { line: 1 } },
     });
+    await expect(readBytes([encode(text, 'utf-32le', { addBOM: true })])).resolves.toMatchObject({
+      rows: [],
+      error: { code: 'AUDIENCE_ENCODING_INVALID', details: { line: 1 } },
+    });
+  });
+
+  it('hands over plain ASCII lines before the encoding is known (a source that pauses)', async () => {
+    let release: () => void = () => undefined;
+    const paused = new Promise<void>((resolve) => (release = resolve));
+    async function* source(): AsyncGenerator<Buffer> {
+      yield Buffer.from('phone,name\n+4915112345678,Ann\n+4915112345670,Bob\n');
+      await paused;
+      yield Buffer.from('+4915112345679,Zo\xeb\n', 'latin1');
+    }
+    const seen: string[] = [];
+    const reading = readCsvRows(source(), { maxBytes: 1000, signal: new AbortController().signal }, (row) => {
+      seen.push(row.cells[1] as string);
+      return undefined;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The parser may hold the last line back until it sees what follows it.
+    expect(seen.slice(0, 2)).toEqual(['name', 'Ann']);
+    release();
+    await expect(reading).resolves.toEqual({ tooLarge: false, encoding: AudienceEncoding.Windows1252 });
+    expect(seen).toEqual(['name', 'Ann', 'Bob', 'Zoë']);
   });
 
   // A file whose start is UTF-8 (the sample) with a Latin-1 byte further on.

@@ -5,11 +5,14 @@ import { CsvError, Parser } from 'csv-parse';
 import { getDecoder } from 'iconv-lite';
 import {
   AudienceEncoding,
-  detectAudienceEncoding,
+  byteOrderMark,
+  detectUnmarkedEncoding,
   ENCODING_SAMPLE_BYTES,
+  firstNonAsciiOffset,
   invalidUtf8Offset,
   undefinedWindows1252Offset,
   utf8Refusal,
+  utf8SequenceAt,
   windows1252Refusal,
 } from '@ums/domain';
 import { InvalidInputError } from '@ums/platform';
@@ -46,6 +49,8 @@ interface ReadState {
 const MAX_RECORD_CHARS = 1024 * 1024;
 const NEWLINE = 0x0a;
 const EMPTY = Buffer.alloc(0);
+// Enough bytes to tell every byte-order mark read here (UTF-32's is four bytes long).
+const BOM_BYTES = 4;
 
 /** A parse failure, handed on in order after the records before it. */
 interface CsvFailure {
@@ -160,7 +165,8 @@ async function* wholeLinesWithin(
     yield buffer.subarray(0, end);
     carry = buffer.subarray(end);
   }
-  if (carry.length > 0) yield carry;
+  // A file cut short for its encoding ends at the start of the line at fault, not part way into it.
+  if (carry.length > 0 && state.unreadable === undefined) yield carry;
 }
 
 function toBuffer(piece: Buffer | string): Buffer {
@@ -184,47 +190,111 @@ async function* remaining(iterator: AsyncIterator<Buffer | string>): AsyncGenera
   }
 }
 
+/** `head` and the chunks after it until there are at least `size` bytes, or the source ended. */
+async function readUntil(
+  head: Buffer,
+  chunks: AsyncGenerator<Buffer>,
+  size: number,
+): Promise<{ bytes: Buffer; ended: boolean }> {
+  const parts = [head];
+  let length = head.length;
+  while (length < size) {
+    const next = await chunks.next();
+    if (next.done === true) return { bytes: Buffer.concat(parts), ended: true };
+    parts.push(next.value);
+    length += next.value.length;
+  }
+  return { bytes: parts.length === 1 ? head : Buffer.concat(parts), ended: false };
+}
+
 /**
- * Detects the file's encoding on its first ENCODING_SAMPLE_BYTES (detectAudienceEncoding in
- * @ums/domain) and passes the file on as UTF-8, still streaming: UTF-8 as it is (its byte-order
- * mark dropped), UTF-16 and Windows-1252 transcoded with iconv-lite. A file that cannot be read is
- * recorded in state.unreadable and nothing is passed on; in Windows-1252, a byte that is no
- * character there ends the file at the start of its line, also recorded.
+ * Passes the file on as UTF-8, streaming, in the encoding its first bytes show: a byte-order mark
+ * decides (UTF-8, UTF-16 LE or BE, transcoded with iconv-lite); without one, plain ASCII goes on as
+ * it is (it reads the same in UTF-8 and Windows-1252) until the first other byte. A whole UTF-8
+ * character there means UTF-8; anything else is decided on ENCODING_SAMPLE_BYTES from its chunk on
+ * (detectUnmarkedEncoding in @ums/domain): Windows-1252, transcoded, or refused. A refusal ends the
+ * file at the start of the line at fault, recorded in state.unreadable.
  */
 async function* asUtf8(source: AsyncIterable<Buffer | string>, state: ReadState): AsyncGenerator<Buffer> {
-  const iterator = source[Symbol.asyncIterator]();
-  const head: Buffer[] = [];
-  let sampled = 0;
-  let ended = false;
-  while (sampled < ENCODING_SAMPLE_BYTES) {
-    const next = await iterator.next();
-    if (next.done === true) {
-      ended = true;
-      break;
-    }
-    const chunk = toBuffer(next.value);
-    head.push(chunk);
-    sampled += chunk.length;
+  const chunks = remaining(source[Symbol.asyncIterator]());
+  const start = await readUntil(EMPTY, chunks, BOM_BYTES);
+  const marked = byteOrderMark(start.bytes);
+  if (marked === undefined) {
+    yield* unmarked(start, chunks, state);
+  } else if (!marked.ok) {
+    state.unreadable = { line: 1, reason: marked.reason };
+    await chunks.return(undefined);
+  } else {
+    state.encoding = marked.encoding;
+    yield* decoded(marked.encoding, start.bytes.subarray(marked.bomLength), chunks, state, 1);
   }
-  const sample = Buffer.concat(head);
-  const verdict = detectAudienceEncoding(sample, ended);
+}
+
+async function* unmarked(
+  start: { bytes: Buffer; ended: boolean },
+  chunks: AsyncGenerator<Buffer>,
+  state: ReadState,
+): AsyncGenerator<Buffer> {
+  let { bytes: head, ended } = start;
+  let line = 1;
+  // The file's first ASCII bytes, context for the guess (chardet guesses poorly on a few bytes).
+  const context: Buffer[] = [];
+  let contextBytes = 0;
+  for (let at = firstNonAsciiOffset(head); at === -1; at = firstNonAsciiOffset(head)) {
+    line += countLineFeedBytes(head);
+    if (contextBytes < ENCODING_SAMPLE_BYTES) {
+      context.push(head.subarray(0, ENCODING_SAMPLE_BYTES - contextBytes));
+      contextBytes += context.at(-1)?.length ?? 0;
+    }
+    if (head.length > 0) yield head;
+    const next = ended ? undefined : await chunks.next();
+    if (next === undefined || next.done === true) {
+      state.encoding = AudienceEncoding.Utf8;
+      return;
+    }
+    head = next.value;
+  }
+  const at = firstNonAsciiOffset(head);
+  while (utf8SequenceAt(head, at) === 'incomplete' && !ended) {
+    ({ bytes: head, ended } = await readUntil(head, chunks, head.length + 1));
+  }
+  // A NUL is decided on the sample too (it is refused there), though it is valid UTF-8.
+  if (head[at] !== 0 && utf8SequenceAt(head, at) === 'valid') {
+    state.encoding = AudienceEncoding.Utf8;
+    yield head;
+    yield* chunks;
+    return;
+  }
+  const sample = ended ? { bytes: head, ended } : await readUntil(head, chunks, ENCODING_SAMPLE_BYTES);
+  const verdict = detectUnmarkedEncoding(sample.bytes, sample.ended, Buffer.concat(context));
   if (!verdict.ok) {
-    state.unreadable = { line: verdict.line, reason: verdict.reason };
-    await iterator.return?.();
+    const lineStart = sample.bytes.lastIndexOf(NEWLINE, verdict.offset) + 1;
+    if (lineStart > 0) yield sample.bytes.subarray(0, lineStart);
+    state.unreadable = { line: line + verdict.line - 1, reason: verdict.reason };
+    await chunks.return(undefined);
     return;
   }
   state.encoding = verdict.encoding;
-  const rest = remaining(iterator);
-  const first = sample.subarray(verdict.bomLength);
-  if (verdict.encoding === AudienceEncoding.Utf8) {
+  yield* decoded(verdict.encoding, sample.bytes, chunks, state, line);
+}
+
+/** `first` and the chunks after it, from `encoding` to UTF-8; `line` is the line `first` starts on. */
+async function* decoded(
+  encoding: AudienceEncoding,
+  first: Buffer,
+  chunks: AsyncGenerator<Buffer>,
+  state: ReadState,
+  line: number,
+): AsyncGenerator<Buffer> {
+  if (encoding === AudienceEncoding.Utf8) {
     if (first.length > 0) yield first;
-    yield* rest;
-  } else if (verdict.encoding === AudienceEncoding.Windows1252) {
-    yield* fromWindows1252(first, rest, state);
+    yield* chunks;
+  } else if (encoding === AudienceEncoding.Windows1252) {
+    yield* fromWindows1252(first, chunks, state, line);
   } else {
-    const decoder = getDecoder(verdict.encoding);
+    const decoder = getDecoder(encoding);
     yield Buffer.from(decoder.write(first), 'utf8');
-    for await (const chunk of rest) yield Buffer.from(decoder.write(chunk), 'utf8');
+    for await (const chunk of chunks) yield Buffer.from(decoder.write(chunk), 'utf8');
     const tail = decoder.end();
     if (tail !== undefined && tail !== '') yield Buffer.from(tail, 'utf8');
   }
@@ -234,9 +304,10 @@ async function* fromWindows1252(
   first: Buffer,
   rest: AsyncIterable<Buffer>,
   state: ReadState,
+  firstLine: number,
 ): AsyncGenerator<Buffer> {
   const decoder = getDecoder(AudienceEncoding.Windows1252);
-  let line = 1;
+  let line = firstLine;
   async function* all(): AsyncGenerator<Buffer> {
     yield first;
     yield* rest;
@@ -278,7 +349,7 @@ async function* validUtf8Lines(lines: AsyncIterable<Buffer>, state: ReadState): 
         return;
       }
     }
-    if (state.encoding === AudienceEncoding.Utf8) line += countLineFeedBytes(buffer);
+    line += countLineFeedBytes(buffer);
     yield buffer;
   }
 }

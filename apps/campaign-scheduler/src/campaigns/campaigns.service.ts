@@ -13,7 +13,13 @@ import {
   transitionCampaign,
   type TemplateContent,
 } from '@ums/domain';
-import { ConflictError, type FieldError, InvalidInputError, NotFoundError } from '@ums/platform';
+import {
+  ConflictError,
+  type FieldError,
+  InvalidInputError,
+  NotFoundError,
+  type TenantFilter,
+} from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ulid } from 'ulid';
 import { RunsRepository } from '../runs/runs.repository';
@@ -104,7 +110,7 @@ export class CampaignsService {
       });
       return inserted.id;
     });
-    return (await this.campaigns.find(id)) as CampaignView;
+    return (await this.campaigns.find(id, dto.tenantId)) as CampaignView;
   }
 
   /** The credential must exist, belong to the tenant and send on the channel. */
@@ -126,25 +132,27 @@ export class CampaignsService {
     }
   }
 
-  async get(id: string): Promise<CampaignDetailView> {
-    const campaign = await this.campaigns.find(id);
-    if (campaign === undefined) throw new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${id} not found`);
+  /** The campaign with its audience size and latest runs; another tenant's is 404 as a missing one. */
+  async get(id: string, tenant: TenantFilter): Promise<CampaignDetailView> {
+    const campaign = await this.campaigns.find(id, tenant);
+    if (campaign === undefined) throw campaignNotFound(id);
     const [audienceSize, runs] = await Promise.all([this.campaigns.audienceSize(id), this.runs.list(id, 20)]);
     return { ...campaign, audienceSize, runs };
   }
 
-  list(tenantId: string | undefined, limit: number, after?: string): Promise<CampaignView[]> {
-    return this.campaigns.list(tenantId, limit, after);
+  list(tenant: TenantFilter, limit: number, after?: string): Promise<CampaignView[]> {
+    return this.campaigns.list(tenant, limit, after);
   }
 
   /**
    * start: DRAFT -> ACTIVE and its first run (now, at its time) or its first cron fire time.
    * pause/resume/stop also act on the campaign's runs; archive only hides a finished campaign.
+   * Another tenant's campaign is 404 as a missing one.
    */
-  async act(id: string, action: CampaignAction): Promise<CampaignDetailView> {
+  async act(id: string, action: CampaignAction, tenant: TenantFilter): Promise<CampaignDetailView> {
     await this.dataSource.transaction(async (manager) => {
-      const campaign = await this.campaigns.lock(manager, id);
-      if (campaign === undefined) throw new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${id} not found`);
+      const campaign = await this.campaigns.lock(manager, id, tenant);
+      if (campaign === undefined) throw campaignNotFound(id);
       const transition = transitionCampaign(campaign.state, EVENT_BY_ACTION[action]);
       if (!transition.ok) {
         throw new ConflictError(transition.code, `Campaign ${id}: ${transition.reason}`, {
@@ -166,7 +174,7 @@ export class CampaignsService {
       await this.applyToRuns(manager, id, action);
     });
     if (action === CampaignAction.Start || action === CampaignAction.Resume) this.scheduling.nudge();
-    return this.get(id);
+    return this.get(id, tenant);
   }
 
   private async applyToRuns(
@@ -180,6 +188,10 @@ export class CampaignsService {
       }
     }
   }
+}
+
+function campaignNotFound(id: string): NotFoundError {
+  return new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${id} not found`);
 }
 
 function checkTemplate(channel: Channel, template: TemplateContent): TemplateContent {

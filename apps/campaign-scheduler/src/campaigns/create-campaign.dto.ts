@@ -53,10 +53,8 @@ export class ScheduleDto {
   timeZone?: string;
 }
 
+/** POST /v1/campaigns: the tenant is the caller's (requireTenant), never the body's. */
 export class CreateCampaignDto {
-  @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'tenantId must be 1-64 of A-Z a-z 0-9 _ . : -' })
-  tenantId!: string;
-
   @IsString()
   @MaxLength(255)
   @IsSingleLineText()
@@ -88,11 +86,8 @@ export class CreateCampaignDto {
   schedule!: ScheduleDto;
 }
 
+/** GET /v1/campaigns: the caller's tenant's campaigns (an operator's without X-Ums-Tenant: all). */
 export class ListCampaignsQuery {
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'tenantId must be a tenant id' })
-  tenantId?: string;
-
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit = 50;
 
   @IsOptional() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'after must be a campaign id' }) after?: string;

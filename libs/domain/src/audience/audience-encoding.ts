@@ -17,7 +17,14 @@ export type EncodingVerdict =
       /** Bytes of the byte-order mark at the start, to skip. */
       readonly bomLength: number;
     }
-  | { readonly ok: false; readonly line: number; readonly reason: string };
+  | {
+      readonly ok: false;
+      /** 1-based line of `offset` within the bytes looked at. */
+      readonly line: number;
+      /** The byte at fault. */
+      readonly offset: number;
+      readonly reason: string;
+    };
 
 /** Bytes from the start of a file that detectAudienceEncoding looks at. */
 export const ENCODING_SAMPLE_BYTES = 64 * 1024;
@@ -127,7 +134,43 @@ export function undefinedWindows1252Offset(bytes: Uint8Array): number {
 }
 
 function refuse(bytes: Uint8Array, offset: number, reason: string): EncodingVerdict {
-  return { ok: false, line: lineAt(bytes, offset), reason };
+  return { ok: false, line: lineAt(bytes, offset), offset, reason };
+}
+
+/** The encoding a byte-order mark at the start names (UTF-32 refused), or undefined without one. */
+export function byteOrderMark(start: Uint8Array): EncodingVerdict | undefined {
+  if (startsWith(start, [0xef, 0xbb, 0xbf])) {
+    return { ok: true, encoding: AudienceEncoding.Utf8, bomLength: 3 };
+  }
+  if (startsWith(start, [0xff, 0xfe, 0, 0]) || startsWith(start, [0, 0, 0xfe, 0xff])) {
+    return refuse(start, 0, `the file is UTF-32, which is not read: ${SAVE_AS_UTF8}`);
+  }
+  if (startsWith(start, [0xff, 0xfe])) return { ok: true, encoding: AudienceEncoding.Utf16Le, bomLength: 2 };
+  if (startsWith(start, [0xfe, 0xff])) return { ok: true, encoding: AudienceEncoding.Utf16Be, bomLength: 2 };
+  return undefined;
+}
+
+/**
+ * Offset of the first byte that is not plain ASCII text (0x80 and above, or NUL), or -1. Such bytes
+ * read the same in every encoding read here but UTF-16, so they can be passed on before the
+ * encoding is known.
+ */
+export function firstNonAsciiOffset(bytes: Uint8Array): number {
+  return bytes.findIndex((byte) => byte >= 0x80 || byte === 0);
+}
+
+/** Whether the bytes at `at` are one whole UTF-8 character, not one, or one cut off by the end. */
+export function utf8SequenceAt(bytes: Uint8Array, at: number): 'valid' | 'invalid' | 'incomplete' {
+  const sequence = sequenceOf(bytes[at] as number);
+  if (sequence === undefined) return 'invalid';
+  const [length, low, high] = sequence;
+  for (let k = 1; k < length; k++) {
+    if (at + k >= bytes.length) return 'incomplete';
+    const byte = bytes[at + k] as number;
+    const [min, max] = k === 1 ? [low, high] : [0x80, 0xbf];
+    if (byte < min || byte > max) return 'invalid';
+  }
+  return 'valid';
 }
 
 function hex(byte: number | undefined): string {
@@ -135,23 +178,27 @@ function hex(byte: number | undefined): string {
 }
 
 /**
- * The encoding of an audience file from its first bytes (`sample`, the whole file when `complete`).
- * A byte-order mark decides (UTF-8, UTF-16 LE or BE; UTF-32 is refused). Without one, text that is
- * valid UTF-8 is UTF-8 (ASCII included); a NUL byte means a binary file or UTF-16 without a mark,
- * refused. Otherwise chardet guesses: ISO-8859-1 and Windows-1252 are read as Windows-1252 (bytes
- * that are no character there refused); any other guess is refused, naming it. The guess between
- * 8-bit encodings is statistical: a short file in another one (ISO-8859-2, say) can pass for
- * Windows-1252, so UTF-8 is what to ask producers for.
+ * The encoding of an audience file from its first bytes (`sample`, the whole file when `complete`):
+ * a byte-order mark decides (byteOrderMark), else detectUnmarkedEncoding.
  */
 export function detectAudienceEncoding(sample: Uint8Array, complete: boolean): EncodingVerdict {
-  if (startsWith(sample, [0xef, 0xbb, 0xbf])) {
-    return { ok: true, encoding: AudienceEncoding.Utf8, bomLength: 3 };
-  }
-  if (startsWith(sample, [0xff, 0xfe, 0, 0]) || startsWith(sample, [0, 0, 0xfe, 0xff])) {
-    return refuse(sample, 0, `the file is UTF-32, which is not read: ${SAVE_AS_UTF8}`);
-  }
-  if (startsWith(sample, [0xff, 0xfe])) return { ok: true, encoding: AudienceEncoding.Utf16Le, bomLength: 2 };
-  if (startsWith(sample, [0xfe, 0xff])) return { ok: true, encoding: AudienceEncoding.Utf16Be, bomLength: 2 };
+  return byteOrderMark(sample) ?? detectUnmarkedEncoding(sample, complete);
+}
+
+/**
+ * The encoding of bytes without a byte-order mark (`complete` when they run to the end of the
+ * file; `before`, plain ASCII of the file before them, gives chardet context). Valid UTF-8 is UTF-8 (ASCII included); a NUL byte means a binary file or UTF-16 without a
+ * mark, refused. Otherwise chardet guesses: ISO-8859-1 and Windows-1252 are read as Windows-1252
+ * when the text then reads as a Western European language (implausibleLatinIndex) and has no byte
+ * that is no character there; anything else is refused, naming the guess. The guess between 8-bit
+ * encodings is statistical: a short file in another one (ISO-8859-2, say) can still pass for
+ * Windows-1252, so UTF-8 is what to ask producers for.
+ */
+export function detectUnmarkedEncoding(
+  sample: Uint8Array,
+  complete: boolean,
+  before: Uint8Array = new Uint8Array(0),
+): EncodingVerdict {
   const nul = sample.indexOf(0);
   if (nul !== -1) {
     return refuse(
@@ -162,7 +209,7 @@ export function detectAudienceEncoding(sample: Uint8Array, complete: boolean): E
   }
   const invalid = invalidUtf8Offset(sample, !complete);
   if (invalid === -1) return { ok: true, encoding: AudienceEncoding.Utf8, bomLength: 0 };
-  const guess = analyse(sample)[0]?.name;
+  const guess = analyse(before.length === 0 ? sample : Buffer.concat([before, sample]))[0]?.name;
   const notUtf8 = `byte ${hex(sample[invalid])} is not UTF-8`;
   if (guess === undefined || !LATIN_1_NAMES.has(guess)) {
     return refuse(
@@ -173,12 +220,10 @@ export function detectAudienceEncoding(sample: Uint8Array, complete: boolean): E
   }
   const undefinedByte = undefinedWindows1252Offset(sample);
   if (undefinedByte !== -1) return refuse(sample, undefinedByte, windows1252Refusal(sample[undefinedByte]));
-  // One byte per character: an index into the decoded text is an offset into the sample.
-  const implausible = implausibleLatinIndex(decode(Buffer.from(sample), AudienceEncoding.Windows1252));
-  if (implausible !== -1) {
+  if (implausibleLatinIndex(decode(Buffer.from(sample), AudienceEncoding.Windows1252)) !== -1) {
     return refuse(
       sample,
-      implausible,
+      invalid,
       `${notUtf8}, and read as ${guess} it does not look like Western European text, so it is ` +
         `probably in another 8-bit encoding, which is not read: ${SAVE_AS_UTF8}`,
     );
@@ -188,7 +233,7 @@ export function detectAudienceEncoding(sample: Uint8Array, complete: boolean): E
 
 /** Why a byte of a file read as Windows-1252 cannot be read. */
 export function windows1252Refusal(byte: number | undefined): string {
-  return `byte ${hex(byte)} is no character in Windows-1252 (the file was read as ${AudienceEncoding.Windows1252}); ${SAVE_AS_UTF8}`;
+  return `byte ${hex(byte)} is no character in Windows-1252, the encoding the file was taken to be in; ${SAVE_AS_UTF8}`;
 }
 
 /** Why a byte of a file read as UTF-8 cannot be read. */
