@@ -59,7 +59,7 @@ export class AccessStack {
     const env = {
       ...serviceEnv(this.database.settings.database, namespace),
       PROVIDER_SIMULATOR_ENABLED: 'true',
-      WEBHOOK_PRIVATE_ADDRESSES_ALLOWED: 'true',
+      WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true',
     };
     [this.scheduler, this.dispatcher] = await Promise.all([
       startServiceProcess({ app: 'campaign-scheduler', env }),
@@ -194,7 +194,7 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
   const messageId = await insertMessage(stack.ds, { campaignId, runId, contactId: String(contact?.id), credentialId: String(credential['id']) });
   await insertMessage(stack.ds, { campaignId, runId: null, contactId: null, credentialId: String(credential['id']), idempotencyKey: 'matrix-single-1' });
   const subscriber = created(
-    await stack.call('dispatcher', 'POST', '/v1/subscribers', { url: receiverUrl, eventTypes: ['message.status'] }, key),
+    await stack.call('dispatcher', 'POST', '/v1/subscribers', { url: receiverUrl, eventTypes: ['message.status'], internal: true }, key),
     'subscriber',
   );
   const subscriberId = String(subscriber['id']);

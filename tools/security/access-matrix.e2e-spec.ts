@@ -192,7 +192,7 @@ const ROUTES: Record<string, RouteCase> = {
   'POST /v1/subscribers': {
     service: 'dispatcher',
     path: () => '/v1/subscribers',
-    body: () => ({ url: 'http://127.0.0.1:9/hook', eventTypes: ['message.status'] }),
+    body: () => ({ url: 'http://127.0.0.1:9/hook', eventTypes: ['message.status'], internal: true }),
     ok: 201,
     foreign: own,
   },
