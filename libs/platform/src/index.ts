@@ -15,6 +15,7 @@ export * from './http/error-response.filter';
 export * from './http/fast-routes.registry';
 export * from './http/in-flight-bytes';
 export * from './http/trusted-proxies';
+export * from './http/json-body';
 export * from './http/ssrf-guard';
 export * from './http/validation.pipe';
 export * from './health/health.module';
