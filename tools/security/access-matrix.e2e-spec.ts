@@ -113,8 +113,9 @@ const ROUTES: Record<string, RouteCase> = {
   'POST /v1/campaigns/:campaignId/audience/url': {
     service: 'scheduler',
     path: (r) => `${campaignPath(r)}/audience/url`,
-    body: () => ({ url: 'https://audiences.example/list.csv' }),
-    ok: 400,
+    // Loopback: accepted (202) and then refused by the fetcher's SSRF guard, so nothing leaves the machine.
+    body: () => ({ url: 'http://127.0.0.1:9/list.csv' }),
+    ok: 202,
     foreign: hidden,
   },
   'POST /v1/campaigns/:campaignId/audience/csv': {
