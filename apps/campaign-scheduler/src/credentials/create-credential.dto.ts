@@ -27,7 +27,11 @@ export class CreateCredentialDto {
 
   @IsEnum(Channel) channel!: Channel;
 
-  /** Non-secret settings (account ids, sender, region), returned as given. */
+  /**
+   * Non-secret settings (account ids, sender, region), checked against the provider's schema and
+   * returned as given. `baseUrl` must be one of the deployment's endpoints for the provider; when
+   * omitted, the first one without a wildcard is stored.
+   */
   @IsOptional() @IsSettingsRecord() config?: Record<string, string | number | boolean>;
 
   /** API token, auth token or password: sealed before storage, never returned. */
@@ -43,6 +47,13 @@ export class CreateCredentialDto {
   @MinLength(1)
   @MaxLength(CredentialLimits.secretMaxLength)
   callbackSecret?: string;
+
+  /** Meta's `hub.verify_token` (whatsapp-cloud only); sealed, never returned. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(CredentialLimits.verifyTokenMaxLength)
+  webhookVerifyToken?: string;
 
   @IsInt() @Min(1) @Max(CredentialLimits.maxRatePerSec) rateCeilingPerSec!: number;
 

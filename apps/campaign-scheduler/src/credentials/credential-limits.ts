@@ -3,6 +3,7 @@ export const CredentialLimits = {
   nameMaxLength: 255,
   tenantIdMaxLength: 64,
   secretMaxLength: 4096,
+  verifyTokenMaxLength: 256,
   maxRatePerSec: 100_000,
 } as const;
 

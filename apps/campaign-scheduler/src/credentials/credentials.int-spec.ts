@@ -20,6 +20,17 @@ import type { DataSource } from 'typeorm';
 
 jest.setTimeout(120_000);
 
+const TWILIO_SID = 'AC0123456789abcdef0123456789abcdef';
+/** A second Twilio endpoint this deployment allows (an egress proxy, say). */
+const TWILIO_PROXY = 'https://twilio-egress.example.com/twilio';
+const TWILIO_CONFIG = {
+  accountSid: TWILIO_SID,
+  messagingServiceSid: 'MG0123456789abcdef0123456789abcdef',
+  statusCallbackUrl: 'https://hooks.example.com/v1/callbacks/twilio',
+  sandbox: false,
+  timeoutMs: 5000,
+};
+
 interface Answer {
   status: number;
   body: Record<string, unknown>;
@@ -58,6 +69,9 @@ describe('credentials API (service process)', () => {
       env: {
         ...serviceEnv(database.settings.database, namespace),
         SECRETS_KEYS: secretsKeys,
+        PROVIDER_ENDPOINTS_TWILIO: `https://api.twilio.com,${TWILIO_PROXY}`,
+        // The simulator off, as on a production deployment (test environments turn it on).
+        PROVIDER_SIMULATOR_ENABLED: 'false',
         // Most verbose logging, so the leak check below sees everything the service could log.
         LOG_LEVEL: 'trace',
       },
@@ -90,11 +104,37 @@ describe('credentials API (service process)', () => {
     name: 'Twilio EU',
     provider: 'twilio',
     channel: 'sms',
-    config: { accountSid: 'AC123', messagingServiceSid: 'MG456', sandbox: false, timeoutMs: 5000 },
+    config: TWILIO_CONFIG,
+    secret: newSecret(),
     rateCeilingPerSec: 100,
     rateFloorPerSec: 5,
     ...overrides,
   });
+
+  /** Settings and secret each provider accepts (baseUrl left to the deployment's default where it has one). */
+  const providerSettings: Record<string, { config: Record<string, unknown>; secret: string }> = {
+    'whatsapp-cloud': { config: { phoneNumberId: '106540352242922' }, secret: 'wa-token' },
+    twilio: { config: TWILIO_CONFIG, secret: 'tw-token' },
+    ses: {
+      config: {
+        baseUrl: 'https://email.eu-west-1.amazonaws.com',
+        region: 'eu-west-1',
+        fromAddress: 'News <news@example.com>',
+      },
+      secret: 'AKIDEXAMPLE:wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+    },
+    mitto: { config: { from: 'ACME' }, secret: 'mitto-key' },
+  };
+
+  async function storedRow(id: string): Promise<Record<string, unknown>> {
+    const [row] = (await ds.query(
+      'SELECT config, secret_ciphertext, verify_token_ciphertext FROM credentials WHERE id = ?',
+      [id],
+    )) as Record<string, unknown>[];
+    if (row === undefined) throw new Error(`no row ${id}`);
+    const config = row['config'];
+    return { ...row, config: typeof config === 'string' ? (JSON.parse(config) as unknown) : config };
+  }
 
   async function storedCiphertext(id: string): Promise<string | null> {
     const [row] = (await ds.query('SELECT secret_ciphertext FROM credentials WHERE id = ?', [id])) as {
@@ -126,9 +166,10 @@ describe('credentials API (service process)', () => {
       name: 'Twilio EU',
       provider: 'twilio',
       channel: 'sms',
-      config: { accountSid: 'AC123', messagingServiceSid: 'MG456', sandbox: false, timeoutMs: 5000 },
+      config: { ...TWILIO_CONFIG, baseUrl: 'https://api.twilio.com' },
       hasSecret: true,
       hasCallbackSecret: false,
+      hasWebhookVerifyToken: false,
       rateCeilingPerSec: 100,
       rateFloorPerSec: 5,
       tenantRateCapPerSec: 50,
@@ -153,7 +194,13 @@ describe('credentials API (service process)', () => {
     const created = await call(
       'POST',
       '/v1/credentials',
-      valid({ provider: 'simulator', channel: 'sms', config: {}, secret: sendSecret, callbackSecret }),
+      valid({
+        provider: 'whatsapp-cloud',
+        channel: 'whatsapp',
+        config: providerSettings['whatsapp-cloud']?.config,
+        secret: sendSecret,
+        callbackSecret,
+      }),
     );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ hasSecret: true, hasCallbackSecret: true });
@@ -183,15 +230,15 @@ describe('credentials API (service process)', () => {
     );
   });
 
-  it('creates a credential without a secret', async () => {
-    const created = await call(
-      'POST',
-      '/v1/credentials',
-      valid({ provider: 'simulator', channel: 'email', config: {} }),
+  it('refuses a credential without the secret its provider needs, or with a malformed one', async () => {
+    const before = await countCredentials();
+    expectValidationFailure(await call('POST', '/v1/credentials', valid({ secret: undefined })), 'secret');
+    const ses = { provider: 'ses', channel: 'email', ...providerSettings['ses'] };
+    expectValidationFailure(
+      await call('POST', '/v1/credentials', valid({ ...ses, secret: 'no-colon' })),
+      'secret',
     );
-    expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ hasSecret: false, config: {}, tenantRateCapPerSec: null });
-    expect(await storedCiphertext(created.body['id'] as string)).toBeNull();
+    expect(await countCredentials()).toBe(before);
   });
 
   it('accepts each provider on its channels only', async () => {
@@ -204,13 +251,155 @@ describe('credentials API (service process)', () => {
       ['ses', 'sms', 400],
       ['mitto', 'sms', 201],
       ['mitto', 'whatsapp', 400],
-      ['simulator', 'whatsapp', 201],
     ];
     for (const [provider, channel, status] of pairs) {
-      const answer = await call('POST', '/v1/credentials', valid({ provider, channel }));
+      const answer = await call(
+        'POST',
+        '/v1/credentials',
+        valid({ provider, channel, ...providerSettings[provider] }),
+      );
       expect({ provider, channel, status: answer.status }).toEqual({ provider, channel, status });
       if (status === 400) expectValidationFailure(answer, 'channel');
     }
+  });
+
+  it('refuses the simulator provider where the deployment has not enabled it', async () => {
+    const before = await countCredentials();
+    const answer = await call(
+      'POST',
+      '/v1/credentials',
+      valid({ provider: 'simulator', channel: 'sms', config: { baseUrl: 'http://127.0.0.1:3005' } }),
+    );
+    expectValidationFailure(answer, 'provider');
+    expect((answer.body as unknown as ErrorBody).error.fields).toContainEqual({
+      field: 'provider',
+      reason: 'provider simulator is not enabled on this deployment',
+    });
+    expect(await countCredentials()).toBe(before);
+  });
+
+  it("checks config against the provider's schema when the credential is created, naming each field", async () => {
+    const whatsApp = { provider: 'whatsapp-cloud', channel: 'whatsapp' };
+    const ses = { provider: 'ses', channel: 'email', ...providerSettings['ses'] };
+    const cases: [Record<string, unknown>, string][] = [
+      [valid({ config: { ...TWILIO_CONFIG, accountSid: 'AC123' } }), 'config.accountSid'],
+      [valid({ config: { ...TWILIO_CONFIG, statusCallbackUrl: undefined } }), 'config.statusCallbackUrl'],
+      [valid({ ...whatsApp, config: {} }), 'config.phoneNumberId'],
+      [valid({ ...whatsApp, config: { phoneNumberId: '1', apiVersion: '21' } }), 'config.apiVersion'],
+      [valid({ provider: 'mitto', channel: 'sms', config: { from: 'has space' } }), 'config.from'],
+      // SES has one endpoint per region: the deployment's default is a pattern, so baseUrl is required.
+      [valid({ ...ses, config: { region: 'eu-west-1', fromAddress: 'a@example.com' } }), 'config.baseUrl'],
+      [valid({ ...ses, config: { ...providerSettings['ses']?.config, region: 'EU' } }), 'config.region'],
+    ];
+    const before = await countCredentials();
+    for (const [body, field] of cases)
+      expectValidationFailure(await call('POST', '/v1/credentials', body), field);
+    expect(await countCredentials()).toBe(before);
+  });
+
+  it("refuses an endpoint that is not on the provider's allowlist", async () => {
+    const before = await countCredentials();
+    for (const baseUrl of [
+      'http://127.0.0.1:9',
+      'http://169.254.169.254',
+      'https://api.twilio.com.evil.example',
+      'https://evil.example/api.twilio.com',
+      'https://api.twilio.com@evil.example',
+      'https://graph.facebook.com',
+      'http://api.twilio.com',
+      'https://twilio-egress.example.com',
+    ]) {
+      const answer = await call('POST', '/v1/credentials', valid({ config: { ...TWILIO_CONFIG, baseUrl } }));
+      expectValidationFailure(answer, 'config.baseUrl');
+    }
+    expect(await countCredentials()).toBe(before);
+    const proxied = await call(
+      'POST',
+      '/v1/credentials',
+      valid({ config: { ...TWILIO_CONFIG, baseUrl: TWILIO_PROXY } }),
+    );
+    expect(proxied.status).toBe(201);
+    expect(proxied.body['config']).toMatchObject({ baseUrl: TWILIO_PROXY });
+  });
+
+  it('changes the endpoint only with the secret sent again, and only to an allowed one', async () => {
+    const created = await call('POST', '/v1/credentials', valid());
+    const id = created.body['id'] as string;
+    const sealed = await storedCiphertext(id);
+    const patch = (body: Record<string, unknown>): Promise<Answer> =>
+      call('PATCH', `/v1/credentials/${id}`, body);
+
+    // Without the secret: refused. With one, to a host not on the allowlist: refused. Nothing stored.
+    expectValidationFailure(await patch({ config: { ...TWILIO_CONFIG, baseUrl: TWILIO_PROXY } }), 'secret');
+    expectValidationFailure(
+      await patch({ config: { ...TWILIO_CONFIG, baseUrl: 'http://127.0.0.1:9' }, secret: newSecret() }),
+      'config.baseUrl',
+    );
+    expect(await storedRow(id)).toMatchObject({
+      config: { baseUrl: 'https://api.twilio.com' },
+      secret_ciphertext: sealed,
+    });
+
+    // The same endpoint spelled differently, or settings without baseUrl, keep the endpoint: no secret needed.
+    expect((await patch({ config: { ...TWILIO_CONFIG, baseUrl: 'https://API.twilio.com/' } })).status).toBe(
+      200,
+    );
+    const kept = await patch({ config: { ...TWILIO_CONFIG, from: '+15005550006' } });
+    expect(kept.status).toBe(200);
+    expect(kept.body['config']).toMatchObject({ baseUrl: 'https://API.twilio.com/', from: '+15005550006' });
+    expect(await storedCiphertext(id)).toBe(sealed);
+
+    const nextSecret = newSecret();
+    const moved = await patch({ config: { ...TWILIO_CONFIG, baseUrl: TWILIO_PROXY }, secret: nextSecret });
+    expect(moved.status).toBe(200);
+    expect(moved.body['config']).toMatchObject({ baseUrl: TWILIO_PROXY });
+    expect(box.open((await storedCiphertext(id)) ?? '')).toBe(nextSecret);
+  });
+
+  it('seals a webhook verify token (whatsapp-cloud only), never returns it, replaces a plain one, clears it', async () => {
+    const token = newSecret();
+    const whatsApp = {
+      provider: 'whatsapp-cloud',
+      channel: 'whatsapp',
+      ...providerSettings['whatsapp-cloud'],
+    };
+    const created = await call('POST', '/v1/credentials', valid({ ...whatsApp, webhookVerifyToken: token }));
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ hasWebhookVerifyToken: true });
+    expect(created.body).not.toHaveProperty('webhookVerifyToken');
+    const id = created.body['id'] as string;
+    expect(box.open(String((await storedRow(id))['verify_token_ciphertext']))).toBe(token);
+
+    // A plain token left in config (written before the sealed column) is not shown, and setting one drops it.
+    await ds.query(
+      `UPDATE credentials SET config = JSON_SET(config, '$.webhookVerifyToken', ?) WHERE id = ?`,
+      ['plain-legacy-token', id],
+    );
+    const read = await call('GET', `/v1/credentials/${id}`);
+    expect(read.body['config']).toEqual({
+      phoneNumberId: '106540352242922',
+      baseUrl: 'https://graph.facebook.com',
+    });
+    expect(read.text).not.toContain('plain-legacy-token');
+    const replacement = newSecret();
+    expect((await call('PATCH', `/v1/credentials/${id}`, { webhookVerifyToken: replacement })).status).toBe(
+      200,
+    );
+    const row = await storedRow(id);
+    expect(row['config']).not.toHaveProperty('webhookVerifyToken');
+    expect(box.open(String(row['verify_token_ciphertext']))).toBe(replacement);
+
+    const cleared = await call('PATCH', `/v1/credentials/${id}`, { webhookVerifyToken: null });
+    expect(cleared.body).toMatchObject({ hasWebhookVerifyToken: false });
+    expect((await storedRow(id))['verify_token_ciphertext']).toBeNull();
+    expectValidationFailure(
+      await call('PATCH', `/v1/credentials/${id}`, { webhookVerifyToken: '' }),
+      'webhookVerifyToken',
+    );
+    expectValidationFailure(
+      await call('POST', '/v1/credentials', valid({ webhookVerifyToken: newSecret() })),
+      'webhookVerifyToken',
+    );
   });
 
   it('refuses invalid input, naming each field, without echoing the secret', async () => {
@@ -298,9 +487,12 @@ describe('credentials API (service process)', () => {
     const firstSealed = await storedCiphertext(id);
 
     const secondSecret = newSecret();
+    // Sends from a number instead of a messaging service.
+    const { messagingServiceSid: _dropped, ...twilioSettings } = TWILIO_CONFIG;
+    const twilioFrom = { ...twilioSettings, from: '+15005550006' };
     const updated = await call('PATCH', `/v1/credentials/${id}`, {
       name: 'Twilio EU (main)',
-      config: { accountSid: 'AC999' },
+      config: twilioFrom,
       secret: secondSecret,
       rateCeilingPerSec: 300,
       rateFloorPerSec: 10,
@@ -310,7 +502,7 @@ describe('credentials API (service process)', () => {
     expect(updated.body).toMatchObject({
       id,
       name: 'Twilio EU (main)',
-      config: { accountSid: 'AC999' },
+      config: { ...twilioFrom, baseUrl: 'https://api.twilio.com' },
       hasSecret: true,
       rateCeilingPerSec: 300,
       rateFloorPerSec: 10,
@@ -319,6 +511,7 @@ describe('credentials API (service process)', () => {
       channel: 'sms',
       createdAt: created.body['createdAt'],
     });
+    expect(updated.body['config']).toEqual({ ...twilioFrom, baseUrl: 'https://api.twilio.com' });
     expect(Date.parse(updated.body['updatedAt'] as string)).toBeGreaterThanOrEqual(
       Date.parse(created.body['updatedAt'] as string),
     );
@@ -349,9 +542,11 @@ describe('credentials API (service process)', () => {
       expectValidationFailure(await call('PATCH', `/v1/credentials/${id}`, body), field);
     }
 
-    const cleared = await call('PATCH', `/v1/credentials/${id}`, { secret: null, tenantRateCapPerSec: null });
-    expect(cleared.body).toMatchObject({ hasSecret: false, tenantRateCapPerSec: null });
-    expect(await storedCiphertext(id)).toBeNull();
+    // A twilio credential cannot do without its secret.
+    expectValidationFailure(await call('PATCH', `/v1/credentials/${id}`, { secret: null }), 'secret');
+    const cleared = await call('PATCH', `/v1/credentials/${id}`, { tenantRateCapPerSec: null });
+    expect(cleared.body).toMatchObject({ hasSecret: true, tenantRateCapPerSec: null });
+    expect(await storedCiphertext(id)).toBe(secondSealed);
   });
 
   it('never writes a plaintext secret to its log', () => {

@@ -15,6 +15,8 @@ export interface CredentialRecord {
   readonly sealedSecret: string | null;
   /** Verifies the provider's callbacks (webhook-ingest opens it); null: Twilio uses its auth token, others refuse. */
   readonly sealedCallbackSecret: string | null;
+  /** Meta's `hub.verify_token` (whatsapp-cloud), sealed; webhook-ingest opens it. */
+  readonly sealedVerifyToken: string | null;
   readonly rateCeilingPerSec: number;
   readonly rateFloorPerSec: number;
   readonly tenantRateCapPerSec: number | null;
@@ -31,6 +33,7 @@ export type CredentialChanges = Pick<
   | 'config'
   | 'sealedSecret'
   | 'sealedCallbackSecret'
+  | 'sealedVerifyToken'
   | 'rateCeilingPerSec'
   | 'rateFloorPerSec'
   | 'tenantRateCapPerSec'
@@ -45,6 +48,7 @@ interface CredentialRow {
   config: unknown;
   secret_ciphertext: string | null;
   callback_secret_ciphertext: string | null;
+  verify_token_ciphertext: string | null;
   rate_ceiling_per_sec: number | string;
   rate_floor_per_sec: number | string;
   tenant_rate_cap_per_sec: number | string | null;
@@ -53,7 +57,7 @@ interface CredentialRow {
 }
 
 const COLUMNS = `id, tenant_id, name, provider, channel, config, secret_ciphertext, callback_secret_ciphertext,
-  rate_ceiling_per_sec, rate_floor_per_sec, tenant_rate_cap_per_sec, created_at, updated_at`;
+  verify_token_ciphertext, rate_ceiling_per_sec, rate_floor_per_sec, tenant_rate_cap_per_sec, created_at, updated_at`;
 
 /** The credentials table (low volume: plain statements, one row at a time). */
 @Injectable()
@@ -63,9 +67,9 @@ export class CredentialsRepository {
   async insert(credential: NewCredential): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, secret_ciphertext,
-         callback_secret_ciphertext, rate_ceiling_per_sec, rate_floor_per_sec, tenant_rate_cap_per_sec, created_at,
-         updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
+         callback_secret_ciphertext, verify_token_ciphertext, rate_ceiling_per_sec, rate_floor_per_sec,
+         tenant_rate_cap_per_sec, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
       [
         credential.id,
         credential.tenantId,
@@ -75,6 +79,7 @@ export class CredentialsRepository {
         JSON.stringify(credential.config),
         credential.sealedSecret,
         credential.sealedCallbackSecret,
+        credential.sealedVerifyToken,
         credential.rateCeilingPerSec,
         credential.rateFloorPerSec,
         credential.tenantRateCapPerSec,
@@ -121,7 +126,8 @@ export class CredentialsRepository {
       const next = decide(toRecord(rows[0]));
       await manager.query(
         `UPDATE credentials
-            SET name = ?, config = ?, secret_ciphertext = ?, callback_secret_ciphertext = ?, rate_ceiling_per_sec = ?, rate_floor_per_sec = ?,
+            SET name = ?, config = ?, secret_ciphertext = ?, callback_secret_ciphertext = ?,
+                verify_token_ciphertext = ?, rate_ceiling_per_sec = ?, rate_floor_per_sec = ?,
                 tenant_rate_cap_per_sec = ?, updated_at = UTC_TIMESTAMP(3)
           WHERE id = ?`,
         [
@@ -129,6 +135,7 @@ export class CredentialsRepository {
           JSON.stringify(next.config),
           next.sealedSecret,
           next.sealedCallbackSecret,
+          next.sealedVerifyToken,
           next.rateCeilingPerSec,
           next.rateFloorPerSec,
           next.tenantRateCapPerSec,
@@ -151,6 +158,7 @@ function toRecord(row: CredentialRow): CredentialRecord {
     config: (typeof row.config === 'string' ? JSON.parse(row.config) : row.config) as CredentialSettings,
     sealedSecret: row.secret_ciphertext,
     sealedCallbackSecret: row.callback_secret_ciphertext,
+    sealedVerifyToken: row.verify_token_ciphertext,
     rateCeilingPerSec: Number(row.rate_ceiling_per_sec),
     rateFloorPerSec: Number(row.rate_floor_per_sec),
     tenantRateCapPerSec: row.tenant_rate_cap_per_sec === null ? null : Number(row.tenant_rate_cap_per_sec),

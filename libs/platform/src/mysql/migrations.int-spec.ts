@@ -23,6 +23,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'created_at',
     'updated_at',
     'callback_secret_ciphertext',
+    'verify_token_ciphertext',
   ],
   campaigns: [
     'id',
@@ -197,6 +198,7 @@ const ALL_MIGRATION_NAMES = [
   'SubscriberBatchSize1764500000000',
   'DeadLetters1764600000000',
   'DeadLettersReplayedIndex1764700000000',
+  'CredentialsVerifyToken1764830000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */

@@ -7,6 +7,7 @@ import { RunCounterDeltas1764400000000 } from './1764400000000-run-counter-delta
 import { SubscriberBatchSize1764500000000 } from './1764500000000-subscriber-batch-size.migration';
 import { DeadLetters1764600000000 } from './1764600000000-dead-letters.migration';
 import { DeadLettersReplayedIndex1764700000000 } from './1764700000000-dead-letters-replayed-index.migration';
+import { CredentialsVerifyToken1764830000000 } from './1764830000000-credentials-verify-token.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
 export const allMigrations = [
@@ -19,4 +20,5 @@ export const allMigrations = [
   SubscriberBatchSize1764500000000,
   DeadLetters1764600000000,
   DeadLettersReplayedIndex1764700000000,
+  CredentialsVerifyToken1764830000000,
 ];
