@@ -3,7 +3,11 @@ const { readFileSync } = require('node:fs');
 
 // SWC compiles tests with decorator metadata (Nest DI needs it); paths mirror tsconfig.base.json.
 const swcOptions = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
-const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcOptions, swcrc: false }] };
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { ...swcOptions, swcrc: false }],
+  // jose ships only ES modules: Node 24 requires them as they are, Jest's module loader needs them compiled.
+  '/node_modules/jose/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
+};
 const moduleNameMapper = { '^@ums/(contracts|domain|platform|testing)$': '<rootDir>/libs/$1/src/index.ts' };
 // `npm test` runs the suites that measure time or load both cores in a phase of their own, one at a time,
 // after the rest (UMS_TEST_PHASE=solo, then =main before it): the chaos test loads both cores for minutes,
@@ -14,6 +18,7 @@ const SOLO = [
   'apps/notification-sender/src/sending/sending-rates.e2e-spec.ts',
   'apps/webhook-dispatcher/src/deliveries/delivery-isolation.e2e-spec.ts',
 ];
+const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 const testPathIgnorePatterns = [
   '/node_modules/',
   '/dist/',
@@ -24,6 +29,7 @@ const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
   transform,
+  transformIgnorePatterns,
   moduleNameMapper,
   testPathIgnorePatterns,
 };

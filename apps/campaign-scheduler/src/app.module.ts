@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PlatformModule, ProviderEndpointsConfig, SecretsConfig } from '@ums/platform';
+import { AccessModule } from './access/access.module';
 import { AudienceConfig } from './audience/audience.config';
 import { AudienceModule } from './audience/audience.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
@@ -22,6 +23,7 @@ import { SweeperModule } from './sweeper/sweeper.module';
   imports: [
     PlatformModule.forService({
       service: 'campaign-scheduler',
+      api: true,
       kafka: true,
       mysql: true,
       redis: true,
@@ -34,6 +36,7 @@ import { SweeperModule } from './sweeper/sweeper.module';
         DeadLettersConfig,
       ],
     }),
+    AccessModule,
     CredentialsModule,
     CampaignsModule,
     AudienceModule,

@@ -9,6 +9,7 @@ import { SubscribersModule } from './subscribers/subscribers.module';
   imports: [
     PlatformModule.forService({
       service: 'webhook-dispatcher',
+      api: true,
       kafka: true,
       mysql: true,
       redis: true,

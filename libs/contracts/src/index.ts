@@ -1,3 +1,4 @@
+export * from './auth/scope.enum';
 export * from './enums/channel.enum';
 export * from './enums/failure-reason.enum';
 export * from './enums/message-status.enum';

@@ -1,3 +1,4 @@
+export * from './auth';
 export * from './bootstrap/bootstrap-service';
 export * from './bootstrap/platform.module';
 export * from './bootstrap/service-info';

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { InvalidInputError } from '@ums/platform';
+import { Scope } from '@ums/contracts';
+import { InvalidInputError, Requires } from '@ums/platform';
 import type { FastifyRequest } from 'fastify';
 import {
   AudienceCampaignParams,
@@ -28,6 +29,7 @@ export class AudienceController {
   constructor(private readonly imports: AudienceImportService) {}
 
   /** Streams the upload into an import and answers with its summary once it is done. */
+  @Requires(Scope.CampaignsWrite)
   @Post('csv')
   uploadCsv(@Param() params: AudienceCampaignParams, @Req() request: FastifyRequest): Promise<ImportSummary> {
     if (!request.isMultipart()) throw fileMissing();
@@ -39,12 +41,14 @@ export class AudienceController {
   }
 
   /** Starts fetching the file in the background; poll the import for its progress. */
+  @Requires(Scope.CampaignsWrite)
   @Post('url')
   @HttpCode(202)
   importUrl(@Param() params: AudienceCampaignParams, @Body() dto: UrlImportDto): Promise<ImportSummary> {
     return this.imports.startUrlImport(params.campaignId, dto.url, 'url');
   }
 
+  @Requires(Scope.CampaignsWrite)
   @Post('inline')
   importInline(
     @Param() params: AudienceCampaignParams,
@@ -53,6 +57,7 @@ export class AudienceController {
     return this.imports.importInline(params.campaignId, dto.recipients, 'inline');
   }
 
+  @Requires(Scope.CampaignsRead)
   @Get('imports')
   async listImports(
     @Param() params: AudienceCampaignParams,
@@ -61,12 +66,14 @@ export class AudienceController {
     return { items: await this.imports.listImports(params.campaignId, query.limit, query.before) };
   }
 
+  @Requires(Scope.CampaignsRead)
   @Get('imports/:importId')
   getImport(@Param() params: AudienceImportParams): Promise<ImportSummary> {
     return this.imports.getImport(params.campaignId, params.importId);
   }
 
   /** Rejected lines in line order, a keyset page at a time (`after` = the previous page's nextAfter). */
+  @Requires(Scope.CampaignsRead)
   @Get('imports/:importId/rejects')
   rejects(
     @Param() params: AudienceImportParams,

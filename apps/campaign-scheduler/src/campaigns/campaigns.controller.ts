@@ -1,4 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Scope } from '@ums/contracts';
+import { Requires } from '@ums/platform';
 import { Matches } from 'class-validator';
 import type { CampaignDetailView, CampaignView } from './campaign.view';
 import { CampaignsService } from './campaigns.service';
@@ -13,23 +15,27 @@ export class CampaignIdParams {
 export class CampaignsController {
   constructor(private readonly campaigns: CampaignsService) {}
 
+  @Requires(Scope.CampaignsWrite)
   @Post()
   create(@Body() dto: CreateCampaignDto): Promise<CampaignView> {
     return this.campaigns.create(dto);
   }
 
+  @Requires(Scope.CampaignsRead)
   @Get()
   async list(@Query() query: ListCampaignsQuery): Promise<{ items: CampaignView[] }> {
     return { items: await this.campaigns.list(query.tenantId, query.limit, query.after) };
   }
 
   /** The campaign with its audience size and its latest runs (state and progress counters). */
+  @Requires(Scope.CampaignsRead)
   @Get(':campaignId')
   get(@Param() params: CampaignIdParams): Promise<CampaignDetailView> {
     return this.campaigns.get(params.campaignId);
   }
 
   /** start, pause, resume, stop, archive. */
+  @Requires(Scope.CampaignsWrite)
   @Post(':campaignId/:action')
   @HttpCode(200)
   act(@Param() params: CampaignActionParams): Promise<CampaignDetailView> {

@@ -1,4 +1,3 @@
-import type { DeadLetterV1 } from '@ums/contracts';
 import { createDataSource, loadConfig, MetricsRegistry, runPendingMigrations } from '@ums/platform';
 import { createTestDatabase } from '@ums/testing';
 import { PinoLogger } from 'nestjs-pino';
@@ -6,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import { DeadLetterMaintenanceService } from './dead-letter-maintenance.service';
 import { DeadLettersConfig } from './dead-letters.config';
 import { DeadLettersMetrics } from './dead-letters.metrics';
-import { DeadLettersRepository } from './dead-letters.repository';
+import { type DeadLetterEntry, DeadLettersRepository } from './dead-letters.repository';
 
 const SEND_REQUESTS = 'ums.campaign.send-requests.v1';
 const BATCHES = 'ums.send.batches.v1';
@@ -55,7 +54,9 @@ describe('dead-letter maintenance (real MariaDB)', () => {
     errorCode: string,
     replayedDaysAgo?: number,
   ): Promise<string[]> {
-    const letters: DeadLetterV1[] = Array.from({ length: n }, () => ({
+    const letters: DeadLetterEntry[] = Array.from({ length: n }, (_, i) => ({
+      // Entries of several tenants and of none: maintenance covers every one of them.
+      tenantId: i % 3 === 2 ? null : `tenant-${i % 3}`,
       sourceTopic,
       sourcePartition: 0,
       sourceOffset: String(offset++),
@@ -75,7 +76,7 @@ describe('dead-letter maintenance (real MariaDB)', () => {
     ])) as { id: string | number }[];
     const ids = rows.map((r) => String(r.id));
     if (replayedDaysAgo !== undefined) {
-      await repo.markReplayed(ids);
+      await repo.markReplayed(null, ids);
       await ds.query(
         'UPDATE dead_letters SET replayed_at = UTC_TIMESTAMP(3) - INTERVAL ? SECOND WHERE id IN (?)',
         [replayedDaysAgo * 86_400, ids],
@@ -150,7 +151,7 @@ describe('dead-letter maintenance (real MariaDB)', () => {
       `ums_dead_letters_open{source_topic="${BATCHES}",error_code="INVALID_JSON",service="test"} 2`,
     ]);
 
-    await repo.markReplayed(garbage);
+    await repo.markReplayed(null, garbage);
     await service.tick();
     expect(await metricLines(registry, 'ums_dead_letters_open')).toEqual([
       `ums_dead_letters_open{source_topic="${SEND_REQUESTS}",error_code="CREDENTIAL_NOT_FOUND",service="test"} 7`,

@@ -1,6 +1,8 @@
 /** A stored dead letter as the API shows it. */
 export interface DeadLetterView {
   readonly id: string;
+  /** The tenant of the original message; null when unknown (such entries are shown to operators only). */
+  readonly tenantId: string | null;
   readonly consumerGroup: string;
   /** As consumed (with the namespace prefix, if one is set). */
   readonly sourceTopic: string;

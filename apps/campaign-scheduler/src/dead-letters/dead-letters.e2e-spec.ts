@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import {
   AllTopics,
+  AuthErrorCode,
   type DeadLetterV1,
   KafkaHeaders,
   type MessageBatchV1,
+  Scope,
   type SendRequestV1,
+  TENANT_HEADER,
   Topics,
 } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
+  bearer,
+  createTenantKey,
   createTestDatabase,
   jsonCall,
   type JsonAnswer,
@@ -16,6 +21,7 @@ import {
   type ServiceProcess,
   startServiceProcess,
   sumMetric,
+  TEST_OPERATOR_KEY,
   testKafka,
   waitUntil,
 } from '@ums/testing';
@@ -26,6 +32,7 @@ jest.setTimeout(180_000);
 
 interface Letter {
   id: string;
+  tenantId: string | null;
   sourceTopic: string;
   replayTo: string | null;
   errorCode: string;
@@ -35,7 +42,7 @@ interface Letter {
   replayedAt: string | null;
 }
 
-describe('dead letters for operators (scheduler process, real Kafka and MariaDB)', () => {
+describe('dead letters API (scheduler process, real Kafka and MariaDB)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let ds: DataSource;
   let names: KafkaNames;
@@ -44,6 +51,9 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
   let consumer: Consumer;
   const priority: MessageBatchV1[] = [];
   const onDeadLetterTopic: DeadLetterV1[] = [];
+  /** Keys of tenant-a (whose send requests fail in the first test) and of tenant-b. */
+  let keyA: string;
+  let keyB: string;
 
   beforeAll(async () => {
     db = await createTestDatabase('dead_letters');
@@ -74,6 +84,8 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
     });
     producer = testKafka().producer();
     await producer.connect();
+    keyA = await createTenantKey(scheduler.url, 'tenant-a');
+    keyB = await createTenantKey(scheduler.url, 'tenant-b');
   });
 
   afterAll(async () => {
@@ -83,12 +95,13 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
     await db?.drop();
   });
 
-  function call(method: string, path: string, body?: unknown): Promise<JsonAnswer> {
-    return jsonCall(scheduler.url, method, path, body);
+  /** A call with `key`: tenant-a's unless given. */
+  function call(method: string, path: string, body?: unknown, key: string = keyA): Promise<JsonAnswer> {
+    return jsonCall(scheduler.url, method, path, body, key);
   }
 
-  async function letters(query = ''): Promise<Letter[]> {
-    const answer = await call('GET', `/v1/dead-letters${query}`);
+  async function letters(query = '', key: string = keyA): Promise<Letter[]> {
+    const answer = await call('GET', `/v1/dead-letters${query}`, undefined, key);
     expect(answer.status).toBe(200);
     return answer.body['items'] as Letter[];
   }
@@ -127,6 +140,8 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
     expect(stored.map((l) => l.errorCode).sort()).toEqual(['CREDENTIAL_NOT_FOUND', 'INVALID_JSON']);
     for (const letter of stored) {
       expect(letter).toMatchObject({
+        // From the request's tenantId, and from the key of the bytes that are no request.
+        tenantId: 'tenant-a',
         sourceTopic: names.topic(Topics.sendRequests.name),
         replayTo: Topics.sendRequests.name,
         replays: 0,
@@ -233,8 +248,161 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
     }[];
     expect(Number(count?.n)).toBe(1);
   });
+
+  /** The error of an answer, with `ids` written as <id>: a foreign id and a missing one must read alike. */
+  function errorShape(answer: JsonAnswer, ...ids: string[]): unknown {
+    const error = answer.body['error'] as { code: string; message: string; details?: unknown };
+    const blank = (text: string): string => ids.reduce((out, id) => out.split(id).join('<id>'), text);
+    return {
+      status: answer.status,
+      code: error.code,
+      message: blank(error.message),
+      details: error.details === undefined ? undefined : blank(JSON.stringify(error.details)),
+    };
+  }
+
+  it('keeps each tenant to its own dead letters; operators see every one, those of no known tenant too', async () => {
+    const ofA = await letters('?limit=500');
+    expect(ofA.length).toBeGreaterThanOrEqual(3);
+    // Tenant-b's refused request, and a provider event (a topic without a tenant) refused by a sender.
+    await producer.send({
+      topic: names.topic(Topics.sendRequests.name),
+      acks: -1,
+      messages: [{ key: 'tenant-b', value: 'b: not json' }],
+    });
+    const providerLetter: DeadLetterV1 = {
+      sourceTopic: names.topic(Topics.providerEvents.name),
+      sourcePartition: 0,
+      sourceOffset: '7',
+      consumerGroup: names.group('notification-sender.provider-events'),
+      key: 'evt-1',
+      value: JSON.stringify({ eventId: 'evt-1', tenantId: 'tenant-a' }),
+      valueEncoding: 'utf8',
+      headers: {},
+      errorCode: 'SCHEMA_VIOLATION',
+      reason: 'kind: must be one of status, inbound',
+      attempts: 1,
+      failedAt: new Date().toISOString(),
+    };
+    await producer.send({
+      topic: names.topic(Topics.deadLetters.name),
+      acks: -1,
+      messages: [{ key: 'evt-1', value: JSON.stringify(providerLetter) }],
+    });
+    const all = await waitUntil(
+      'both entries stored',
+      async () => {
+        const items = await letters('?limit=500', TEST_OPERATOR_KEY);
+        return items.length === ofA.length + 2 ? items : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    const ofB = all.find((l) => l.value === 'b: not json') as Letter;
+    const unknown = all.find((l) => l.errorCode === 'SCHEMA_VIOLATION') as Letter;
+    expect([ofB.tenantId, unknown.tenantId]).toEqual(['tenant-b', null]);
+    const idsOfA = ofA.map((l) => l.id);
+
+    // Lists: each tenant its own; the operator with X-Ums-Tenant that tenant's.
+    expect((await letters('?limit=500')).map((l) => l.id)).toEqual(idsOfA);
+    expect((await letters('?limit=500', keyB)).map((l) => l.id)).toEqual([ofB.id]);
+    const operatorForB = await fetch(`${scheduler.url}/v1/dead-letters`, {
+      headers: { ...bearer(TEST_OPERATOR_KEY), [TENANT_HEADER]: 'tenant-b' },
+    });
+    expect(((await operatorForB.json()) as { items: Letter[] }).items.map((l) => l.id)).toEqual([ofB.id]);
+
+    // By id: another tenant's entry, or one of no known tenant, answers as a missing one.
+    const missing = '99999999';
+    for (const id of [idsOfA[0] as string, unknown.id]) {
+      const foreign = await call('GET', `/v1/dead-letters/${id}`, undefined, keyB);
+      expect(errorShape(foreign, id)).toEqual(
+        errorShape(await call('GET', `/v1/dead-letters/${missing}`, undefined, keyB), missing),
+      );
+      expect(foreign.status).toBe(404);
+      const replay = await call('POST', '/v1/dead-letters/replay', { ids: [id] }, keyB);
+      expect(errorShape(replay, id)).toEqual(
+        errorShape(await call('POST', '/v1/dead-letters/replay', { ids: [missing] }, keyB), missing),
+      );
+      expect(replay.status).toBe(404);
+    }
+    expect(
+      (await call('GET', `/v1/dead-letters/${unknown.id}`, undefined, TEST_OPERATOR_KEY)).body,
+    ).toMatchObject({
+      id: unknown.id,
+      tenantId: null,
+    });
+
+    // A replay by filter from B takes B's entries only, replayed ones included when asked.
+    const replayedBefore = (await letters('?limit=500')).map((l) => [l.id, l.replays]);
+    expect(
+      await call(
+        'POST',
+        '/v1/dead-letters/replay',
+        { sourceTopic: names.topic(Topics.sendRequests.name), includeReplayed: true },
+        keyB,
+      ),
+    ).toEqual({ status: 200, body: { replayed: [ofB.id], refused: [] } });
+    expect(
+      await call(
+        'POST',
+        '/v1/dead-letters/replay',
+        { errorCode: 'CREDENTIAL_NOT_FOUND', includeReplayed: true },
+        keyB,
+      ),
+    ).toEqual({ status: 200, body: { replayed: [], refused: [] } });
+    expect((await letters('?limit=500')).map((l) => [l.id, l.replays])).toEqual(replayedBefore);
+    // B's bytes fail again: a new entry of tenant-b (the replay keeps the key), seen by B only.
+    const again = await waitUntil(
+      "B's replayed entry dead-lettered again",
+      async () => (await letters('?replayed=false', keyB)).find((l) => l.id !== ofB.id),
+      { timeoutMs: 30_000 },
+    );
+    expect(again).toMatchObject({
+      tenantId: 'tenant-b',
+      headers: { [KafkaHeaders.deadLetterReplay]: ofB.id },
+    });
+    expect((await letters('?limit=500')).map((l) => l.id)).toEqual(idsOfA);
+
+    // The tenant comes from the key, never from the query or body.
+    expect(await call('GET', '/v1/dead-letters?tenantId=tenant-a', undefined, keyB)).toMatchObject({
+      status: 400,
+      body: { error: { fields: [expect.objectContaining({ field: 'tenantId' })] } },
+    });
+    expect(
+      await call(
+        'POST',
+        '/v1/dead-letters/replay',
+        { tenantId: 'tenant-a', errorCode: 'INVALID_JSON' },
+        keyB,
+      ),
+    ).toMatchObject({ status: 400 });
+    // No key: 401; a key without dead-letters:admin: 403.
+    const readOnly = await createTenantKey(scheduler.url, 'tenant-a', [
+      Scope.CampaignsRead,
+      Scope.MessagesRead,
+    ]);
+    for (const [method, path, body] of [
+      ['GET', '/v1/dead-letters', undefined],
+      ['GET', `/v1/dead-letters/${idsOfA[0] as string}`, undefined],
+      ['POST', '/v1/dead-letters/replay', { ids: [idsOfA[0]] }],
+    ] as const) {
+      const noKey = await jsonCall(scheduler.url, method, path, body);
+      expect({ path, status: noKey.status, body: noKey.body }).toMatchObject({
+        path,
+        status: 401,
+        body: { error: { code: AuthErrorCode.Missing } },
+      });
+      const noScope = await call(method, path, body, readOnly);
+      expect({ path, status: noScope.status, body: noScope.body }).toMatchObject({
+        path,
+        status: 403,
+        body: { error: { code: AuthErrorCode.ScopeMissing } },
+      });
+    }
+  });
+
   it('keeps a dead letter it cannot store on its partition, retrying, and never dead-letters it back into the topic', async () => {
-    const before = (await letters()).length;
+    const everyEntry = (query = ''): Promise<Letter[]> => letters(query, TEST_OPERATOR_KEY);
+    const before = (await everyEntry('?limit=500')).length;
     // The database refuses the insert (the table is away) while a message is dead-lettered.
     await ds.query('RENAME TABLE dead_letters TO dead_letters_away');
     try {
@@ -255,11 +423,12 @@ describe('dead letters for operators (scheduler process, real Kafka and MariaDB)
     }
     const stored = await waitUntil(
       'the dead letter stored once the table is back',
-      async () => (await letters('?errorCode=INVALID_JSON')).find((l) => l.value === 'still not json'),
+      async () => (await everyEntry('?errorCode=INVALID_JSON')).find((l) => l.value === 'still not json'),
       { timeoutMs: 30_000 },
     );
     expect(stored.sourceTopic).toBe(names.topic(Topics.sendRequests.name));
-    expect(await letters()).toHaveLength(before + 1);
+    expect(await everyEntry('?limit=500')).toHaveLength(before + 1);
+    expect(stored.tenantId).toBe('tenant-b');
     // Nothing was dead-lettered from the dead-letter topic itself.
     expect(onDeadLetterTopic.filter((d) => d.sourceTopic === names.topic(Topics.deadLetters.name))).toEqual(
       [],

@@ -1,8 +1,7 @@
-import type { DeadLetterV1 } from '@ums/contracts';
 import { createDataSource, runPendingMigrations } from '@ums/platform';
 import { createTestDatabase } from '@ums/testing';
 import type { DataSource } from 'typeorm';
-import { DeadLettersRepository } from './dead-letters.repository';
+import { type DeadLetterEntry, DeadLettersRepository } from './dead-letters.repository';
 
 describe('dead letters repository (real MariaDB)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -22,7 +21,8 @@ describe('dead letters repository (real MariaDB)', () => {
     await db?.drop();
   });
 
-  const letter = (offset: string, over: Partial<DeadLetterV1> = {}): DeadLetterV1 => ({
+  const letter = (offset: string, over: Partial<DeadLetterEntry> = {}): DeadLetterEntry => ({
+    tenantId: 'tenant-a',
     sourceTopic: 'ums.send.requests.v1',
     sourcePartition: 3,
     sourceOffset: offset,
@@ -44,7 +44,7 @@ describe('dead letters repository (real MariaDB)', () => {
     await repo.insertMany([letter('10'), letter('11'), letter('12')]);
     // The same offset failing in another group is another entry.
     await repo.insertMany([letter('10', { consumerGroup: 'other' })]);
-    const all = await repo.list({}, undefined, 10);
+    const all = await repo.list({ tenantId: null }, undefined, 10);
     expect(all.map((r) => [r.consumerGroup, r.sourceOffset])).toEqual([
       ['other', '10'],
       ['campaign-scheduler.send-requests', '12'],
@@ -52,6 +52,7 @@ describe('dead letters repository (real MariaDB)', () => {
       ['campaign-scheduler.send-requests', '10'],
     ]);
     expect(all[3]).toMatchObject({
+      tenantId: 'tenant-a',
       sourceTopic: 'ums.send.requests.v1',
       sourcePartition: 3,
       key: 'tenant-a',
@@ -76,7 +77,7 @@ describe('dead letters repository (real MariaDB)', () => {
         valueEncoding: 'base64',
       }),
     ]);
-    const [row] = await repo.list({ errorCode: 'CREDENTIAL_NOT_FOUND' }, undefined, 1);
+    const [row] = await repo.list({ tenantId: null, errorCode: 'CREDENTIAL_NOT_FOUND' }, undefined, 1);
     expect(row).toMatchObject({
       sourceOffset: '20',
       sourcePartition: 4_294_967_295,
@@ -89,21 +90,21 @@ describe('dead letters repository (real MariaDB)', () => {
   });
 
   it('filters by replay and pages oldest first for a replay', async () => {
-    const [newest] = await repo.list({}, undefined, 1);
-    await repo.markReplayed([String(newest?.id)]);
-    const replayed = await repo.list({ replayed: true }, undefined, 10);
+    const [newest] = await repo.list({ tenantId: null }, undefined, 1);
+    await repo.markReplayed(null, [String(newest?.id)]);
+    const replayed = await repo.list({ tenantId: null, replayed: true }, undefined, 10);
     expect(replayed.map((r) => [r.id, r.replays])).toEqual([[newest?.id, 1]]);
     expect(replayed[0]?.replayedAt).toBeInstanceOf(Date);
     const upTo = await repo.newestId();
     const open = await repo.listForReplay(
-      { replayed: false, consumerGroup: 'campaign-scheduler.send-requests' },
+      { tenantId: null, replayed: false, consumerGroup: 'campaign-scheduler.send-requests' },
       '0',
       upTo,
       2,
     );
     expect(open.map((r) => r.sourceOffset)).toEqual(['10', '11']);
     const next = await repo.listForReplay(
-      { replayed: false, consumerGroup: 'campaign-scheduler.send-requests' },
+      { tenantId: null, replayed: false, consumerGroup: 'campaign-scheduler.send-requests' },
       String(open[1]?.id),
       upTo,
       10,
@@ -114,7 +115,7 @@ describe('dead letters repository (real MariaDB)', () => {
     expect(
       (
         await repo.listForReplay(
-          { replayed: false, consumerGroup: 'campaign-scheduler.send-requests' },
+          { tenantId: null, replayed: false, consumerGroup: 'campaign-scheduler.send-requests' },
           String(next[0]?.id),
           upTo,
           10,
@@ -122,5 +123,61 @@ describe('dead letters repository (real MariaDB)', () => {
       ).map((r) => r.sourceOffset),
     ).toEqual([]);
     expect(BigInt(await repo.newestId())).toBeGreaterThan(BigInt(upTo));
+  });
+
+  it("keeps each tenant to its own entries: another tenant's id is missing, lists and replays skip it", async () => {
+    await repo.insertMany([
+      letter('100', { consumerGroup: 'scoped', tenantId: 'tenant-x' }),
+      letter('101', { consumerGroup: 'scoped', tenantId: 'tenant-y' }),
+      letter('102', { consumerGroup: 'scoped', tenantId: null }),
+    ]);
+    const all = await repo.list({ tenantId: null, consumerGroup: 'scoped' }, undefined, 10);
+    expect(all.map((r) => [r.sourceOffset, r.tenantId])).toEqual([
+      ['102', null],
+      ['101', 'tenant-y'],
+      ['100', 'tenant-x'],
+    ]);
+    const [unknown, ofY, ofX] = all.map((r) => r.id) as [string, string, string];
+    const scoped = (tenantId: string | null) => ({ tenantId, consumerGroup: 'scoped' });
+
+    expect((await repo.list(scoped('tenant-x'), undefined, 10)).map((r) => r.id)).toEqual([ofX]);
+    expect((await repo.list(scoped('tenant-z'), undefined, 10)).map((r) => r.id)).toEqual([]);
+    expect((await repo.findById('tenant-x', ofX))?.id).toBe(ofX);
+    expect(await repo.findById('tenant-x', ofY)).toBeUndefined();
+    expect(await repo.findById('tenant-x', unknown)).toBeUndefined();
+    expect((await repo.findById(null, unknown))?.tenantId).toBeNull();
+    expect((await repo.findByIds('tenant-y', [ofX, ofY, unknown])).map((r) => r.id)).toEqual([ofY]);
+    expect((await repo.findByIds(null, [ofX, ofY, unknown])).map((r) => r.id)).toEqual([ofX, ofY, unknown]);
+    const upTo = await repo.newestId();
+    expect(
+      (await repo.listForReplay({ ...scoped('tenant-y'), replayed: false }, '0', upTo, 10)).map((r) => r.id),
+    ).toEqual([ofY]);
+
+    // A write by id for another tenant's entries changes nothing.
+    await repo.markReplayed('tenant-x', [ofY, unknown]);
+    expect((await repo.findByIds(null, [ofY, unknown])).map((r) => r.replays)).toEqual([0, 0]);
+    await repo.markReplayed('tenant-x', [ofX]);
+    expect((await repo.findById(null, ofX))?.replays).toBe(1);
+  });
+
+  it("reads a tenant's pages newest first from idx_dead_letters_tenant", async () => {
+    await repo.insertMany(
+      Array.from({ length: 60 }, (_, i) =>
+        letter(String(1_000 + i), { consumerGroup: 'plan', tenantId: `plan-${i % 3}` }),
+      ),
+    );
+    await ds.query('ANALYZE TABLE dead_letters');
+    // TRADITIONAL: MySQL 9.7 prints a tree by default (explain_format); MariaDB 10.11 and MySQL 8 take it too.
+    const plan = (await ds.query(
+      `EXPLAIN FORMAT=TRADITIONAL SELECT id FROM dead_letters WHERE tenant_id = 'plan-1' AND id < 1000000
+        ORDER BY id DESC LIMIT 10`,
+    )) as { key: string | null; Extra: string | null }[];
+    expect(plan[0]?.key).toBe('idx_dead_letters_tenant');
+    expect(plan[0]?.Extra ?? '').not.toContain('filesort');
+    const page = await repo.list({ tenantId: 'plan-1' }, undefined, 5);
+    expect(page).toHaveLength(5);
+    expect(page.every((r) => r.tenantId === 'plan-1')).toBe(true);
+    const ids = page.map((r) => BigInt(r.id));
+    expect(ids).toEqual([...ids].sort((a, b) => (a > b ? -1 : 1)));
   });
 });

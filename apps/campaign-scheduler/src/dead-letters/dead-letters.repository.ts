@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { DeadLetterV1 } from '@ums/contracts';
-import { jsonColumn } from '@ums/platform';
+import { jsonColumn, type TenantFilter } from '@ums/platform';
 import { DataSource } from 'typeorm';
 
 /** A stored dead letter: the entry as it came from `ums.dead-letters.v1`, and its replays. */
 export interface DeadLetterRecord {
   readonly id: string;
+  /** The tenant of the original message; null when unknown (operators only). */
+  readonly tenantId: string | null;
   readonly consumerGroup: string;
   readonly sourceTopic: string;
   readonly sourcePartition: number;
@@ -23,7 +25,12 @@ export interface DeadLetterRecord {
   readonly createdAt: Date;
 }
 
+/** An entry to store, with the tenant read from its original message (null: unknown). */
+export type DeadLetterEntry = DeadLetterV1 & { readonly tenantId: string | null };
+
 export interface DeadLetterFilter {
+  /** One tenant's entries, or (null) every entry, those of no known tenant included (operators). */
+  readonly tenantId: TenantFilter;
   readonly sourceTopic?: string;
   readonly errorCode?: string;
   readonly consumerGroup?: string;
@@ -40,6 +47,7 @@ export interface OpenDeadLetters {
 
 interface DeadLetterRow {
   id: string | number;
+  tenant_id: string | null;
   consumer_group: string;
   source_topic: string;
   source_partition: number | string;
@@ -57,7 +65,7 @@ interface DeadLetterRow {
   created_at: Date;
 }
 
-const COLUMNS = `id, consumer_group, source_topic, source_partition, source_offset, message_key, message_value,
+const COLUMNS = `id, tenant_id, consumer_group, source_topic, source_partition, source_offset, message_key, message_value,
   value_encoding, headers, error_code, reason, attempts, failed_at, replays, replayed_at, created_at`;
 
 /** INT UNSIGNED columns take the contract's integers clamped: no entry can fail its insert and block the partition. */
@@ -76,14 +84,15 @@ export class DeadLettersRepository {
    * changes nothing. Not INSERT IGNORE: that would turn any other error into a warning and store a
    * truncated row.
    */
-  async insertMany(letters: readonly DeadLetterV1[]): Promise<void> {
+  async insertMany(letters: readonly DeadLetterEntry[]): Promise<void> {
     if (letters.length === 0) return;
     await this.dataSource.query(
-      `INSERT INTO dead_letters (consumer_group, source_topic, source_partition, source_offset, message_key,
-         message_value, value_encoding, headers, error_code, reason, attempts, failed_at)
-       VALUES ${letters.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+      `INSERT INTO dead_letters (tenant_id, consumer_group, source_topic, source_partition, source_offset,
+         message_key, message_value, value_encoding, headers, error_code, reason, attempts, failed_at)
+       VALUES ${letters.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
        ON DUPLICATE KEY UPDATE id = id`,
       letters.flatMap((letter) => [
+        letter.tenantId,
         letter.consumerGroup,
         letter.sourceTopic,
         Math.min(letter.sourcePartition, MAX_INT_UNSIGNED),
@@ -100,23 +109,28 @@ export class DeadLettersRepository {
     );
   }
 
-  async findById(id: string): Promise<DeadLetterRecord | undefined> {
-    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM dead_letters WHERE id = ?`, [
-      id,
-    ])) as DeadLetterRow[];
+  /** The entry, if it is the tenant's (any entry for null): another tenant's is not found. */
+  async findById(tenantId: TenantFilter, id: string): Promise<DeadLetterRecord | undefined> {
+    const tenant = tenantCondition(tenantId);
+    const rows = (await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM dead_letters WHERE id = ? ${tenant.sql}`,
+      [id, ...tenant.params],
+    )) as DeadLetterRow[];
     return rows[0] === undefined ? undefined : toRecord(rows[0]);
   }
 
-  async findByIds(ids: readonly string[]): Promise<DeadLetterRecord[]> {
+  /** Those of the ids that exist and are the tenant's (any entry for null), in id order. */
+  async findByIds(tenantId: TenantFilter, ids: readonly string[]): Promise<DeadLetterRecord[]> {
     if (ids.length === 0) return [];
+    const tenant = tenantCondition(tenantId);
     const rows = (await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM dead_letters WHERE id IN (?) ORDER BY id`,
-      [ids],
+      `SELECT ${COLUMNS} FROM dead_letters WHERE id IN (?) ${tenant.sql} ORDER BY id`,
+      [ids, ...tenant.params],
     )) as DeadLetterRow[];
     return rows.map(toRecord);
   }
 
-  /** Newest first, before the id `before` (keyset). */
+  /** Newest first, before the id `before` (keyset; a tenant's pages are one range of idx_dead_letters_tenant). */
   async list(
     filter: DeadLetterFilter,
     before: string | undefined,
@@ -163,11 +177,13 @@ export class DeadLettersRepository {
     return rows.map(toRecord);
   }
 
-  async markReplayed(ids: readonly string[]): Promise<void> {
+  /** Records a replay of those of the ids that are the tenant's (all of them for null). */
+  async markReplayed(tenantId: TenantFilter, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
+    const tenant = tenantCondition(tenantId);
     await this.dataSource.query(
-      'UPDATE dead_letters SET replays = replays + 1, replayed_at = UTC_TIMESTAMP(3) WHERE id IN (?)',
-      [ids],
+      `UPDATE dead_letters SET replays = replays + 1, replayed_at = UTC_TIMESTAMP(3) WHERE id IN (?) ${tenant.sql}`,
+      [ids, ...tenant.params],
     );
   }
 
@@ -194,9 +210,18 @@ export class DeadLettersRepository {
   }
 }
 
+/** `AND tenant_id = ?` for a tenant; nothing for null (every entry, those of no known tenant included). */
+function tenantCondition(tenantId: TenantFilter): { sql: string; params: unknown[] } {
+  return tenantId === null ? { sql: '', params: [] } : { sql: 'AND tenant_id = ?', params: [tenantId] };
+}
+
 function conditions(filter: DeadLetterFilter): { where: string[]; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
+  if (filter.tenantId !== null) {
+    where.push('tenant_id = ?');
+    params.push(filter.tenantId);
+  }
   if (filter.sourceTopic !== undefined) {
     where.push('source_topic = ?');
     params.push(filter.sourceTopic);
@@ -223,6 +248,7 @@ function storableInstant(iso: string): string | null {
 function toRecord(row: DeadLetterRow): DeadLetterRecord {
   return {
     id: String(row.id),
+    tenantId: row.tenant_id,
     consumerGroup: row.consumer_group,
     sourceTopic: row.source_topic,
     sourcePartition: Number(row.source_partition),

@@ -1,9 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { type DeadLetterV1 } from '@ums/contracts';
-import { InvalidInputError, KafkaNames, KafkaProducer, NotFoundError, type RawRecord } from '@ums/platform';
+import {
+  InvalidInputError,
+  KafkaNames,
+  KafkaProducer,
+  NotFoundError,
+  type RawRecord,
+  type TenantFilter,
+} from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import type { DeadLetterPage, DeadLetterView, ReplayResult } from './dead-letter.view';
 import { replayHeaders, replayTarget, replayValue } from './dead-letter-replay';
+import { deadLetterTenant } from './dead-letter-tenant';
 import { DeadLettersMetrics } from './dead-letters.metrics';
 import { type DeadLetterRecord, DeadLettersRepository } from './dead-letters.repository';
 import type { ListDeadLettersDto, ReplayDeadLettersDto } from './dead-letters.dto';
@@ -14,9 +22,11 @@ const DEFAULT_REPLAY_LIMIT = 1_000;
 const REPLAY_PAGE = 200;
 
 /**
- * Dead letters for operators: every entry of `ums.dead-letters.v1` is stored (DeadLettersConsumer),
- * listed and shown here, and replayed on request to the topic its message was first consumed from,
- * with its original key, bytes and headers. A replay is published (acknowledged by Kafka) before it
+ * Dead letters: every entry of `ums.dead-letters.v1` is stored (DeadLettersConsumer) with the tenant of
+ * its original message, listed and shown here, and replayed on request to the topic its message was
+ * first consumed from, with its original key, bytes and headers. Every read and replay takes a tenant
+ * filter: a tenant reaches only its own entries (another tenant's id is not found), operators (null)
+ * every entry, those of no known tenant included. A replay is published (acknowledged by Kafka) before it
  * is recorded, so a crash in between may publish an entry twice: consumers dedupe by message and
  * event ids, as for any redelivery.
  */
@@ -33,15 +43,21 @@ export class DeadLettersService {
   }
 
   async store(letters: readonly DeadLetterV1[]): Promise<void> {
-    await this.repository.insertMany(letters);
+    await this.repository.insertMany(
+      letters.map((letter) => ({
+        ...letter,
+        tenantId: deadLetterTenant(letter, this.names.logicalTopic(letter.sourceTopic)),
+      })),
+    );
     for (const letter of letters) {
       this.metrics.consumed.inc({ source_topic: letter.sourceTopic, error_code: letter.errorCode });
     }
   }
 
-  async list(query: ListDeadLettersDto): Promise<DeadLetterPage> {
+  async list(tenantId: TenantFilter, query: ListDeadLettersDto): Promise<DeadLetterPage> {
     const records = await this.repository.list(
       {
+        tenantId,
         sourceTopic: query.sourceTopic,
         errorCode: query.errorCode,
         consumerGroup: query.consumerGroup,
@@ -54,15 +70,16 @@ export class DeadLettersService {
     return { items, nextBefore: records.length > query.limit ? (items.at(-1)?.id ?? null) : null };
   }
 
-  async get(id: string): Promise<DeadLetterView> {
-    const record = await this.repository.findById(id);
+  async get(tenantId: TenantFilter, id: string): Promise<DeadLetterView> {
+    const record = await this.repository.findById(tenantId, id);
     if (record === undefined) {
       throw new NotFoundError('DEAD_LETTER_NOT_FOUND', `No dead letter ${id}`, { deadLetterId: id });
     }
     return this.view(record);
   }
 
-  async replay(request: ReplayDeadLettersDto): Promise<ReplayResult> {
+  /** Replays the tenant's entries (every entry for null); another tenant's id is missing. */
+  async replay(tenantId: TenantFilter, request: ReplayDeadLettersDto): Promise<ReplayResult> {
     const byFilter =
       request.sourceTopic !== undefined ||
       request.errorCode !== undefined ||
@@ -72,7 +89,7 @@ export class DeadLettersService {
     }
     if (request.ids !== undefined) {
       const ids = [...new Set(request.ids)];
-      const records = await this.repository.findByIds(ids);
+      const records = await this.repository.findByIds(tenantId, ids);
       const found = new Set(records.map((r) => r.id));
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) {
@@ -80,7 +97,7 @@ export class DeadLettersService {
           deadLetterIds: missing,
         });
       }
-      return this.publish(records);
+      return this.publish(tenantId, records);
     }
     if (!byFilter) {
       throw InvalidInputError.field(
@@ -90,6 +107,7 @@ export class DeadLettersService {
       );
     }
     const filter = {
+      tenantId,
       sourceTopic: request.sourceTopic,
       errorCode: request.errorCode,
       consumerGroup: request.consumerGroup,
@@ -109,7 +127,7 @@ export class DeadLettersService {
         Math.min(REPLAY_PAGE, limit - replayed.length - refused.length),
       );
       if (page.length === 0) break;
-      const result = await this.publish(page);
+      const result = await this.publish(tenantId, page);
       replayed.push(...result.replayed);
       refused.push(...result.refused);
       after = page.at(-1)?.id ?? after;
@@ -118,7 +136,7 @@ export class DeadLettersService {
   }
 
   /** Publishes the replayable ones (per topic, in id order), then records their replay. */
-  private async publish(records: readonly DeadLetterRecord[]): Promise<ReplayResult> {
+  private async publish(tenantId: TenantFilter, records: readonly DeadLetterRecord[]): Promise<ReplayResult> {
     const perTopic = new Map<string, RawRecord[]>();
     const replayed: string[] = [];
     const refused: { id: string; reason: string }[] = [];
@@ -138,7 +156,7 @@ export class DeadLettersService {
       replayed.push(record.id);
     }
     await Promise.all([...perTopic].map(([topic, list]) => this.producer.publishRaw(topic, list)));
-    await this.repository.markReplayed(replayed);
+    await this.repository.markReplayed(tenantId, replayed);
     if (replayed.length > 0) {
       this.logger.info(
         { replayed: replayed.length, topics: [...perTopic.keys()], refused: refused.length },
@@ -152,6 +170,7 @@ export class DeadLettersService {
     const target = replayTarget(record.headers, this.names.logicalTopic(record.sourceTopic));
     return {
       id: record.id,
+      tenantId: record.tenantId,
       consumerGroup: record.consumerGroup,
       sourceTopic: record.sourceTopic,
       sourcePartition: record.sourcePartition,

@@ -1,4 +1,6 @@
 import { Controller, Get, Param, Query, StreamableFile } from '@nestjs/common';
+import { Scope } from '@ums/contracts';
+import { Caller, type Principal, Requires, requireTenant } from '@ums/platform';
 import { FindMessageDto } from './find-message.dto';
 import { ListRunMessagesDto } from './list-run-messages.dto';
 import { MessageFiltersDto } from './message-filters.dto';
@@ -6,22 +8,37 @@ import { MessageIdParamsDto, RunMessagesParamsDto } from './message-params.dto';
 import type { MessageView, RunMessagePage } from './message.view';
 import { MessagesService } from './messages.service';
 
-/** Per-message status: a run's messages (JSON pages or a CSV export) and single messages. */
+/**
+ * Per-message status: a run's messages (JSON pages or a CSV export) and single messages, of the caller's
+ * tenant (an operator without X-Ums-Tenant: every tenant's).
+ */
 @Controller('v1')
 export class MessagesController {
   constructor(private readonly messages: MessagesService) {}
 
+  @Requires(Scope.MessagesRead)
   @Get('campaigns/:campaignId/runs/:runId/messages')
-  list(@Param() params: RunMessagesParamsDto, @Query() query: ListRunMessagesDto): Promise<RunMessagePage> {
-    return this.messages.listRunMessages(params.campaignId, params.runId, query);
+  list(
+    @Caller() principal: Principal,
+    @Param() params: RunMessagesParamsDto,
+    @Query() query: ListRunMessagesDto,
+  ): Promise<RunMessagePage> {
+    return this.messages.listRunMessages(principal.tenantId, params.campaignId, params.runId, query);
   }
 
+  @Requires(Scope.MessagesRead)
   @Get('campaigns/:campaignId/runs/:runId/messages/export.csv')
   async exportCsv(
+    @Caller() principal: Principal,
     @Param() params: RunMessagesParamsDto,
     @Query() filters: MessageFiltersDto,
   ): Promise<StreamableFile> {
-    const csv = await this.messages.exportRunMessages(params.campaignId, params.runId, filters);
+    const csv = await this.messages.exportRunMessages(
+      principal.tenantId,
+      params.campaignId,
+      params.runId,
+      filters,
+    );
     return new StreamableFile(csv, {
       type: 'text/csv; charset=utf-8',
       // The run id is digits only (validated), so the file name needs no escaping.
@@ -29,14 +46,19 @@ export class MessagesController {
     });
   }
 
-  /** A single send by the producer's request id (its idempotency key). */
+  /**
+   * A single send by the producer's request id (its idempotency key), which is unique per tenant: an
+   * operator names the tenant with X-Ums-Tenant (else 400 TENANT_REQUIRED).
+   */
+  @Requires(Scope.MessagesRead)
   @Get('messages')
-  findByIdempotencyKey(@Query() query: FindMessageDto): Promise<MessageView> {
-    return this.messages.findByIdempotencyKey(query.tenantId, query.idempotencyKey);
+  findByIdempotencyKey(@Caller() principal: Principal, @Query() query: FindMessageDto): Promise<MessageView> {
+    return this.messages.findByIdempotencyKey(requireTenant(principal), query.idempotencyKey);
   }
 
+  @Requires(Scope.MessagesRead)
   @Get('messages/:id')
-  get(@Param() params: MessageIdParamsDto): Promise<MessageView> {
-    return this.messages.getMessage(params.id);
+  get(@Caller() principal: Principal, @Param() params: MessageIdParamsDto): Promise<MessageView> {
+    return this.messages.getMessage(principal.tenantId, params.id);
   }
 }

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { AllTopics, MessageStatus } from '@ums/contracts';
+import { AllTopics, AuthErrorCode, MessageStatus, Scope, TENANT_HEADER } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
+  bearer,
+  createTenantKey,
   createTestDatabase,
   serviceEnv,
   type ServiceProcess,
   startServiceProcess,
+  TEST_OPERATOR_KEY,
   testKafka,
 } from '@ums/testing';
 import { parse } from 'csv-parse/sync';
@@ -52,7 +55,7 @@ interface Answer {
   text: string;
 }
 interface ErrorBody {
-  error: { code: string; fields?: { field: string }[] };
+  error: { code: string; message: string; fields?: { field: string }[] };
 }
 
 /** Deterministic mix of states over a run's messages. */
@@ -78,11 +81,14 @@ function stateOf(i: number): MessageStatus {
 
 const recipientOf = (i: number): string => `+1555${String(i).padStart(7, '0')}`;
 
-/** The messages read API of the real service (built from dist/) over a seeded database. */
+/** The messages and runs read API of the real service (built from dist/) over a seeded database. */
 describe('messages API (service process)', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let ds: DataSource;
   let service: ServiceProcess;
+  /** Keys of tenant t1 (whose campaigns, runs and messages these are) and of tenant t2. */
+  let keyT1: string;
+  let keyT2: string;
   let runA: string; // the run under test (campaign camp-a)
   let runA2: string; // another run of camp-a, its messages interleaved with runA's
   let runB: string; // a run of camp-b
@@ -201,6 +207,8 @@ describe('messages API (service process)', () => {
         ...serviceEnv(database.settings.database, namespace),
       },
     });
+    keyT1 = await createTenantKey(service.url, 't1');
+    keyT2 = await createTenantKey(service.url, 't2');
   });
 
   afterAll(async () => {
@@ -209,13 +217,34 @@ describe('messages API (service process)', () => {
     await database?.drop();
   });
 
-  async function get(path: string): Promise<Answer> {
-    const response = await fetch(`${service.url}${path}`);
+  /** A request with `key` (t1's unless given; null: none) and any other headers. */
+  async function request(
+    method: string,
+    path: string,
+    key: string | null = keyT1,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> {
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: { ...(key === null ? {} : bearer(key)), ...headers },
+    });
     return { status: response.status, headers: response.headers, text: await response.text() };
   }
 
-  async function getJson<T>(path: string): Promise<T> {
-    const answer = await get(path);
+  function get(
+    path: string,
+    key: string | null = keyT1,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> {
+    return request('GET', path, key, headers);
+  }
+
+  async function getJson<T>(
+    path: string,
+    key: string = keyT1,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
+    const answer = await get(path, key, headers);
     expect({ path, status: answer.status }).toEqual({ path, status: 200 });
     return JSON.parse(answer.text) as T;
   }
@@ -402,8 +431,9 @@ describe('messages API (service process)', () => {
     expectValidationFailure(await get('/v1/messages/12abc'), 'id');
   });
 
-  it("finds a single send by tenant and the producer's idempotency key", async () => {
-    const t1 = await getJson<Record<string, unknown>>('/v1/messages?tenantId=t1&idempotencyKey=req-1');
+  it("finds a single send of the caller's tenant by the producer's idempotency key", async () => {
+    // Both tenants used the same request id: each key finds its own tenant's send.
+    const t1 = await getJson<Record<string, unknown>>('/v1/messages?idempotencyKey=req-1', keyT1);
     expect(t1).toMatchObject({
       tenantId: 't1',
       idempotencyKey: 'req-1',
@@ -411,14 +441,156 @@ describe('messages API (service process)', () => {
       state: 'SENT',
       lane: 'priority',
     });
-    const t2 = await getJson<Record<string, unknown>>('/v1/messages?tenantId=t2&idempotencyKey=req-1');
+    const t2 = await getJson<Record<string, unknown>>('/v1/messages?idempotencyKey=req-1', keyT2);
     expect(t2).toMatchObject({ tenantId: 't2', state: 'FAILED' });
     expect(t2['id']).not.toBe(t1['id']);
     const byId = await getJson<Record<string, unknown>>(`/v1/messages/${String(t1['id'])}`);
     expect(byId).toEqual(t1);
-    const missing = await get('/v1/messages?tenantId=t3&idempotencyKey=req-1');
+    // The operator names the tenant; without one the lookup has no tenant to search.
+    const asOperator = await getJson<Record<string, unknown>>(
+      '/v1/messages?idempotencyKey=req-1',
+      TEST_OPERATOR_KEY,
+      { [TENANT_HEADER]: 't2' },
+    );
+    expect(asOperator['id']).toBe(t2['id']);
+    const noTenant = await get('/v1/messages?idempotencyKey=req-1', TEST_OPERATOR_KEY);
+    expect(noTenant.status).toBe(400);
+    expect((JSON.parse(noTenant.text) as ErrorBody).error.code).toBe('TENANT_REQUIRED');
+    const missing = await get('/v1/messages?idempotencyKey=req-2');
     expect(missing.status).toBe(404);
     expect((JSON.parse(missing.text) as ErrorBody).error.code).toBe('MESSAGE_NOT_FOUND');
-    expectValidationFailure(await get('/v1/messages?tenantId=t1'), 'idempotencyKey');
+    expectValidationFailure(await get('/v1/messages'), 'idempotencyKey');
+    // The tenant is the key's: a tenantId in the query is refused, not followed.
+    expectValidationFailure(await get('/v1/messages?tenantId=t2&idempotencyKey=req-1'), 'tenantId');
+  });
+
+  it('answers without a key 401, and without the scope 403', async () => {
+    const campaignsOnly = await createTenantKey(service.url, 't1', [Scope.CampaignsRead]);
+    const messageId = truth[0]?.id ?? '';
+    for (const path of [
+      runPath(),
+      `${runPath()}/export.csv`,
+      `/v1/messages/${messageId}`,
+      '/v1/messages?idempotencyKey=req-1',
+    ]) {
+      const noKey = await get(path, null);
+      expect({ path, status: noKey.status }).toEqual({ path, status: 401 });
+      expect((JSON.parse(noKey.text) as ErrorBody).error.code).toBe(AuthErrorCode.Missing);
+      const noScope = await get(path, campaignsOnly);
+      expect({ path, status: noScope.status }).toEqual({ path, status: 403 });
+      expect((JSON.parse(noScope.text) as ErrorBody).error.code).toBe(AuthErrorCode.ScopeMissing);
+    }
+    const readOnly = await createTenantKey(service.url, 't1', [Scope.CampaignsRead, Scope.MessagesRead]);
+    expect((await get(`/v1/campaigns/camp-a/runs/${runA}`, readOnly)).status).toBe(200);
+    const action = await request('POST', `/v1/campaigns/camp-a/runs/${runA}/retry-failed`, readOnly);
+    expect({ status: action.status, code: (JSON.parse(action.text) as ErrorBody).error.code }).toEqual({
+      status: 403,
+      code: AuthErrorCode.ScopeMissing,
+    });
+  });
+
+  /** The error of an answer, with `id` written as <id>: a foreign id and a missing one must read alike. */
+  function errorShape(answer: Answer, id: string): { status: number; code: string; message: string } {
+    const { error } = JSON.parse(answer.text) as ErrorBody;
+    return { status: answer.status, code: error.code, message: error.message.split(id).join('<id>') };
+  }
+
+  it("answers tenant B about tenant A's runs and messages exactly as about missing ones", async () => {
+    const missingRun = '999999';
+    const messageId = truth[3]?.id ?? '';
+    const runState = async (): Promise<unknown> =>
+      ds.query(
+        `SELECT r.state, r.lease_epoch, r.failed, r.unknown, r.pending, r.updated_at,
+                (SELECT COUNT(*) FROM messages m WHERE m.run_id = r.id AND m.state = 'PENDING') AS pending_rows
+           FROM runs r WHERE r.id = ?`,
+        [runA],
+      );
+    const before = await runState();
+
+    for (const suffix of ['', '/messages', '/messages/export.csv']) {
+      const foreign = await get(`/v1/campaigns/camp-a/runs/${runA}${suffix}`, keyT2);
+      const missing = await get(`/v1/campaigns/camp-a/runs/${missingRun}${suffix}`, keyT2);
+      expect({ suffix, ...errorShape(foreign, runA) }).toEqual({
+        suffix,
+        ...errorShape(missing, missingRun),
+      });
+      expect(foreign.status).toBe(404);
+      expect((JSON.parse(foreign.text) as ErrorBody).error.code).toBe('RUN_NOT_FOUND');
+    }
+    for (const action of ['pause', 'resume', 'stop', 'cancel', 'retry-failed', 'resend-unknown']) {
+      const foreign = await request('POST', `/v1/campaigns/camp-a/runs/${runA}/${action}`, keyT2);
+      const missing = await request('POST', `/v1/campaigns/camp-a/runs/${missingRun}/${action}`, keyT2);
+      expect({ action, ...errorShape(foreign, runA) }).toEqual({
+        action,
+        ...errorShape(missing, missingRun),
+      });
+      expect(foreign.status).toBe(404);
+    }
+    // Nothing of the run changed (no action reached it, no message was put back to PENDING).
+    expect(await runState()).toEqual(before);
+    // The run's own tenant reaches it: the action is refused by the run's state, not for the tenant.
+    const own = await request('POST', `/v1/campaigns/camp-a/runs/${runA}/pause`, keyT1);
+    expect({ status: own.status, code: (JSON.parse(own.text) as ErrorBody).error.code }).toEqual({
+      status: 409,
+      code: 'RUN_TRANSITION_REFUSED',
+    });
+
+    const foreignMessage = await get(`/v1/messages/${messageId}`, keyT2);
+    expect(errorShape(foreignMessage, messageId)).toEqual(
+      errorShape(await get('/v1/messages/999999999', keyT2), '999999999'),
+    );
+    expect(errorShape(foreignMessage, messageId)).toMatchObject({ status: 404, code: 'MESSAGE_NOT_FOUND' });
+
+    // Lists: none of A's runs for B; both for A.
+    const listOf = async (key: string): Promise<string[]> =>
+      (await getJson<{ items: { id: string }[] }>('/v1/campaigns/camp-a/runs', key)).items.map((r) => r.id);
+    expect(await listOf(keyT2)).toEqual([]);
+    expect(await listOf(keyT1)).toEqual([runA2, runA]);
+
+    // The operator without a tenant reaches every tenant's; with X-Ums-Tenant only that tenant's.
+    expect(await listOf(TEST_OPERATOR_KEY)).toEqual([runA2, runA]);
+    expect((await get(`/v1/messages/${messageId}`, TEST_OPERATOR_KEY)).status).toBe(200);
+    const asT2 = await get(`/v1/campaigns/camp-a/runs/${runA}/messages`, TEST_OPERATOR_KEY, {
+      [TENANT_HEADER]: 't2',
+    });
+    expect(asT2.status).toBe(404);
+  });
+
+  it('filters by tenant at no cost: primary keys and the run indexes, no sort', async () => {
+    await ds.query('ANALYZE TABLE messages, runs, campaigns');
+    // TRADITIONAL: MySQL 9.7 prints a tree by default (explain_format); MariaDB 10.11 and MySQL 8 take it too.
+    const plan = async (
+      sql: string,
+      params: unknown[],
+    ): Promise<{ table: string; key: string | null; extra: string }[]> =>
+      (
+        (await ds.query(`EXPLAIN FORMAT=TRADITIONAL ${sql}`, params)) as {
+          table: string;
+          key: string | null;
+          Extra: string | null;
+        }[]
+      ).map((row) => ({ table: row.table, key: row.key, extra: row.Extra ?? '' }));
+    // The run of a tenant's campaign (runs and messages reads): two primary-key reads.
+    const run = await plan(
+      `SELECT 1 FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+        WHERE r.id = ? AND r.campaign_id = ? AND c.tenant_id = ?`,
+      [runA, 'camp-a', 't1'],
+    );
+    expect(run.map((row) => row.key)).toEqual(['PRIMARY', 'PRIMARY']);
+    // A page of one state: the (run_id, state, id) range in id order; the tenant compared on the rows read.
+    const page = await plan(
+      `SELECT m.id, m.recipient FROM messages m
+        WHERE m.run_id = ? AND m.state = ? AND m.id > ? AND m.tenant_id = ? ORDER BY m.id LIMIT 100`,
+      [runA, 'FAILED', 0, 't1'],
+    );
+    expect(page).toHaveLength(1);
+    expect(page[0]?.key).toBe('idx_messages_run_state');
+    expect(page[0]?.extra).not.toContain('filesort');
+    // A message by id.
+    const message = await plan('SELECT m.id FROM messages m WHERE m.id = ? AND m.tenant_id = ?', [
+      truth[0]?.id,
+      't1',
+    ]);
+    expect(message.map((row) => row.key)).toEqual(['PRIMARY']);
   });
 });

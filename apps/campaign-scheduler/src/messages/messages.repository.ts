@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, MessageStatus } from '@ums/contracts';
+import type { TenantFilter } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { MessageView, RunMessageView } from './message.view';
 
@@ -44,22 +45,30 @@ const ALL_STATES = Object.values(MessageStatus);
 /**
  * Reads of the messages table for the status API. Pages are keyset by id (never OFFSET) and each
  * statement is served by an index read in id order, so a page costs the same at the end of a
- * million-row run as at its start. Ids are bound as BigInt so values above 2^53 stay exact.
+ * million-row run as at its start. Ids are bound as BigInt so values above 2^53 stay exact. Every read
+ * takes a tenant filter (null: every tenant) applied in SQL, so another tenant's row is not found.
  */
 @Injectable()
 export class MessagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async runBelongsToCampaign(runId: string, campaignId: string): Promise<boolean> {
+  /** Whether the run is the campaign's and the campaign the tenant's (two primary-key reads). */
+  async runBelongsToCampaign(tenantId: TenantFilter, runId: string, campaignId: string): Promise<boolean> {
     const rows = (await this.dataSource.query(
-      'SELECT 1 AS found FROM runs WHERE id = ? AND campaign_id = ?',
-      [BigInt(runId), campaignId],
+      `SELECT 1 AS found FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+        WHERE r.id = ? AND r.campaign_id = ? ${tenantId === null ? '' : 'AND c.tenant_id = ?'}`,
+      [BigInt(runId), campaignId, ...(tenantId === null ? [] : [tenantId])],
     )) as unknown[];
     return rows.length > 0;
   }
 
-  /** Up to `limit` messages of the run with id > `after`, in id order. */
+  /**
+   * Up to `limit` messages of the run with id > `after`, in id order, of the tenant only (null: any).
+   * Every message of a run is its campaign's tenant's; the tenant is compared on the rows the page
+   * reads anyway, never inside the index-only ranges.
+   */
   async listRunPage(
+    tenantId: TenantFilter,
     runId: string,
     filters: RunMessageFilters,
     after: string | undefined,
@@ -68,22 +77,24 @@ export class MessagesRepository {
     const run = BigInt(runId);
     const cursor = BigInt(after ?? '0');
     const states = filters.states !== undefined && filters.states.length > 0 ? filters.states : ALL_STATES;
+    const tenant =
+      tenantId === null ? { sql: '', params: [] } : { sql: 'AND m.tenant_id = ?', params: [tenantId] };
     let rows: RunMessageRow[];
     if (filters.recipient !== undefined) {
       // idx_messages_run_recipient (run_id, recipient, +id): the range is already in id order.
       const stateFilter = states.length < ALL_STATES.length ? `AND m.state IN (?)` : '';
       rows = (await this.dataSource.query(
         `SELECT ${RUN_COLUMNS} FROM messages m
-          WHERE m.run_id = ? AND m.recipient = ? ${stateFilter} AND m.id > ?
+          WHERE m.run_id = ? AND m.recipient = ? ${stateFilter} AND m.id > ? ${tenant.sql}
           ORDER BY m.id LIMIT ?`,
-        [run, filters.recipient, ...(stateFilter === '' ? [] : [states]), cursor, limit],
+        [run, filters.recipient, ...(stateFilter === '' ? [] : [states]), cursor, ...tenant.params, limit],
       )) as RunMessageRow[];
     } else if (states.length === 1) {
       // idx_messages_run_state (run_id, state, +id): one range, in id order.
       rows = (await this.dataSource.query(
         `SELECT ${RUN_COLUMNS} FROM messages m
-          WHERE m.run_id = ? AND m.state = ? AND m.id > ? ORDER BY m.id LIMIT ?`,
-        [run, states[0], cursor, limit],
+          WHERE m.run_id = ? AND m.state = ? AND m.id > ? ${tenant.sql} ORDER BY m.id LIMIT ?`,
+        [run, states[0], cursor, ...tenant.params, limit],
       )) as RunMessageRow[];
     } else {
       // Several states (or all): one index-only range per state, each already in id order and
@@ -96,17 +107,20 @@ export class MessagesRepository {
         `SELECT ${RUN_COLUMNS}
            FROM (${branches.join(' UNION ALL ')} ORDER BY id LIMIT ?) AS page
            JOIN messages m ON m.id = page.id
+          WHERE TRUE ${tenant.sql}
           ORDER BY m.id`,
-        [...states.flatMap((state) => [run, state, cursor, limit]), limit],
+        [...states.flatMap((state) => [run, state, cursor, limit]), limit, ...tenant.params],
       )) as RunMessageRow[];
     }
     return rows.map(toRunMessageView);
   }
 
-  async findById(id: string): Promise<MessageView | undefined> {
-    const rows = (await this.dataSource.query(`SELECT ${ALL_COLUMNS} FROM messages m WHERE m.id = ?`, [
-      BigInt(id),
-    ])) as MessageRow[];
+  /** The message, if it is the tenant's (any for null): a primary-key read. */
+  async findById(tenantId: TenantFilter, id: string): Promise<MessageView | undefined> {
+    const rows = (await this.dataSource.query(
+      `SELECT ${ALL_COLUMNS} FROM messages m WHERE m.id = ? ${tenantId === null ? '' : 'AND m.tenant_id = ?'}`,
+      [BigInt(id), ...(tenantId === null ? [] : [tenantId])],
+    )) as MessageRow[];
     return rows[0] === undefined ? undefined : toMessageView(rows[0]);
   }
 

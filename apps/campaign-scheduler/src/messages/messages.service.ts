@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { NotFoundError } from '@ums/platform';
+import { NotFoundError, type TenantFilter } from '@ums/platform';
 import type { Readable } from 'node:stream';
 import type { ListRunMessagesDto } from './list-run-messages.dto';
 import type { MessageFiltersDto } from './message-filters.dto';
@@ -10,7 +10,11 @@ import { runMessagesCsv } from './run-messages-csv';
 /** Rows per keyset page of the CSV export: few round trips, bounded memory. */
 export const EXPORT_PAGE_SIZE = 5000;
 
-/** Per-message status of runs and single sends (read side only; senders write the rows). */
+/**
+ * Per-message status of runs and single sends (read side only; senders write the rows). Every read
+ * takes the caller's tenant (null: every tenant): another tenant's run or message answers 404 exactly
+ * as a missing one does.
+ */
 @Injectable()
 export class MessagesService {
   private readonly logger = new Logger('messages');
@@ -18,27 +22,39 @@ export class MessagesService {
   constructor(private readonly repository: MessagesRepository) {}
 
   async listRunMessages(
+    tenantId: TenantFilter,
     campaignId: string,
     runId: string,
     query: ListRunMessagesDto,
   ): Promise<RunMessagePage> {
-    await this.requireRun(campaignId, runId);
+    await this.requireRun(tenantId, campaignId, runId);
     // One row more than asked tells whether another page exists.
-    const rows = await this.repository.listRunPage(runId, filtersOf(query), query.after, query.limit + 1);
+    const rows = await this.repository.listRunPage(
+      tenantId,
+      runId,
+      filtersOf(query),
+      query.after,
+      query.limit + 1,
+    );
     const items = rows.slice(0, query.limit);
     const last = items.at(-1);
     return { items, nextAfter: rows.length > query.limit && last !== undefined ? last.id : null };
   }
 
   /** Checks the run first (so a 404 is a proper answer), then streams the CSV page by page. */
-  async exportRunMessages(campaignId: string, runId: string, filters: MessageFiltersDto): Promise<Readable> {
-    await this.requireRun(campaignId, runId);
+  async exportRunMessages(
+    tenantId: TenantFilter,
+    campaignId: string,
+    runId: string,
+    filters: MessageFiltersDto,
+  ): Promise<Readable> {
+    await this.requireRun(tenantId, campaignId, runId);
     const repository = this.repository;
     const selection = filtersOf(filters);
     async function* pages(): AsyncGenerator<RunMessageView[]> {
       let after: string | undefined;
       for (;;) {
-        const page = await repository.listRunPage(runId, selection, after, EXPORT_PAGE_SIZE);
+        const page = await repository.listRunPage(tenantId, runId, selection, after, EXPORT_PAGE_SIZE);
         if (page.length > 0) yield page;
         const last = page.at(-1);
         if (page.length < EXPORT_PAGE_SIZE || last === undefined) return;
@@ -58,8 +74,8 @@ export class MessagesService {
     });
   }
 
-  async getMessage(id: string): Promise<MessageView> {
-    const message = await this.repository.findById(id);
+  async getMessage(tenantId: TenantFilter, id: string): Promise<MessageView> {
+    const message = await this.repository.findById(tenantId, id);
     if (message === undefined) {
       throw new NotFoundError('MESSAGE_NOT_FOUND', `No message ${id}`, { messageId: id });
     }
@@ -81,8 +97,8 @@ export class MessagesService {
     return message;
   }
 
-  private async requireRun(campaignId: string, runId: string): Promise<void> {
-    if (!(await this.repository.runBelongsToCampaign(runId, campaignId))) {
+  private async requireRun(tenantId: TenantFilter, campaignId: string, runId: string): Promise<void> {
+    if (!(await this.repository.runBelongsToCampaign(tenantId, runId, campaignId))) {
       throw new NotFoundError('RUN_NOT_FOUND', `Campaign ${campaignId} has no run ${runId}`, {
         campaignId,
         runId,

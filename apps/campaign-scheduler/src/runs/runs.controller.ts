@@ -1,4 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Scope } from '@ums/contracts';
+import { Caller, type Principal, Requires } from '@ums/platform';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { Type } from 'class-transformer';
 import type { RunView } from './run.view';
@@ -27,24 +29,35 @@ export class ListRunsQuery {
   @IsOptional() @Matches(/^\d{1,20}$/, { message: 'before must be a run id' }) before?: string;
 }
 
+/** Runs of the caller's tenant's campaigns (an operator without X-Ums-Tenant: every tenant's). */
 @Controller('v1/campaigns/:campaignId/runs')
 export class RunsController {
   constructor(private readonly runs: RunsService) {}
 
+  /** The campaign's runs; none when the campaign is another tenant's. */
+  @Requires(Scope.CampaignsRead)
   @Get()
-  async list(@Param() params: CampaignParams, @Query() query: ListRunsQuery): Promise<{ items: RunView[] }> {
-    return { items: await this.runs.list(params.campaignId, query.limit, query.before) };
+  async list(
+    @Caller() principal: Principal,
+    @Param() params: CampaignParams,
+    @Query() query: ListRunsQuery,
+  ): Promise<{ items: RunView[] }> {
+    return {
+      items: await this.runs.list(principal.tenantId, params.campaignId, query.limit, query.before),
+    };
   }
 
+  @Requires(Scope.CampaignsRead)
   @Get(':runId')
-  get(@Param() params: RunParams): Promise<RunView> {
-    return this.runs.get(params.campaignId, params.runId);
+  get(@Caller() principal: Principal, @Param() params: RunParams): Promise<RunView> {
+    return this.runs.get(principal.tenantId, params.campaignId, params.runId);
   }
 
   /** pause, resume, stop, cancel (a run not started yet), retry-failed, resend-unknown. */
+  @Requires(Scope.CampaignsWrite)
   @Post(':runId/:action')
   @HttpCode(200)
-  act(@Param() params: RunActionParams): Promise<RunActionResult> {
-    return this.runs.act(params.campaignId, params.runId, params.action);
+  act(@Caller() principal: Principal, @Param() params: RunActionParams): Promise<RunActionResult> {
+    return this.runs.act(principal.tenantId, params.campaignId, params.runId, params.action);
   }
 }

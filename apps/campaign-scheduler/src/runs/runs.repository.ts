@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MessageStatus, RunState } from '@ums/contracts';
+import type { TenantFilter } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RUN_COLUMNS, type RunView, toRunView } from './run.view';
 
@@ -9,6 +10,18 @@ interface ResultHeader {
 }
 
 type Row = Record<string, unknown>;
+
+/**
+ * Runs are a tenant's through their campaign's tenant_id: `AND <the campaign is the tenant's>` for a tenant,
+ * nothing for null. The campaign is one primary-key read, so the filter adds nothing to a read of its runs.
+ */
+function campaignOfTenant(tenantId: TenantFilter, campaignId: string): { sql: string; params: unknown[] } {
+  if (tenantId === null) return { sql: '', params: [] };
+  return {
+    sql: 'AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = ? AND c.tenant_id = ?)',
+    params: [campaignId, tenantId],
+  };
+}
 
 /** Locked run row with what actions need. */
 export interface LockedRun {
@@ -31,51 +44,74 @@ export interface RunChange {
 export class RunsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async find(campaignId: string, runId: string): Promise<RunView | undefined> {
+  /** The run of the campaign, if the campaign is the tenant's (any tenant's for null). */
+  async find(tenantId: TenantFilter, campaignId: string, runId: string): Promise<RunView | undefined> {
+    const tenant = campaignOfTenant(tenantId, campaignId);
     const rows = (await this.dataSource.query(
-      `SELECT ${RUN_COLUMNS} FROM runs WHERE id = ? AND campaign_id = ?`,
-      [runId, campaignId],
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE id = ? AND campaign_id = ? ${tenant.sql}`,
+      [runId, campaignId, ...tenant.params],
     )) as Row[];
     return rows[0] === undefined ? undefined : toRunView(rows[0]);
   }
 
-  /** Newest first, keyset on id. */
-  async list(campaignId: string, limit: number, before?: string): Promise<RunView[]> {
+  /**
+   * Newest first, keyset on id; empty unless the campaign is the tenant's. `tenantId` null (the
+   * default) lists any campaign's runs: for callers that checked the campaign's tenant already.
+   */
+  async list(
+    campaignId: string,
+    limit: number,
+    before?: string,
+    tenantId: TenantFilter = null,
+  ): Promise<RunView[]> {
+    const tenant = campaignOfTenant(tenantId, campaignId);
     const rows = (await this.dataSource.query(
       `SELECT ${RUN_COLUMNS} FROM runs WHERE campaign_id = ? ${before === undefined ? '' : 'AND id < ?'}
-        ORDER BY id DESC LIMIT ?`,
-      before === undefined ? [campaignId, limit] : [campaignId, before, limit],
+        ${tenant.sql} ORDER BY id DESC LIMIT ?`,
+      [campaignId, ...(before === undefined ? [] : [before]), ...tenant.params, limit],
     )) as Row[];
     return rows.map(toRunView);
   }
 
-  /** Runs of a campaign in the given states, locked (campaign-wide actions). */
+  /**
+   * Runs of a campaign in the given states, locked (campaign-wide actions); none unless the campaign is
+   * the tenant's. `tenantId` null (the default): any campaign, for callers that locked it already.
+   */
   async lockByCampaign(
     manager: EntityManager,
     campaignId: string,
     states: readonly RunState[],
+    tenantId: TenantFilter = null,
   ): Promise<LockedRun[]> {
     const rows = (await manager.query(
       `SELECT r.id, r.campaign_id, r.state, r.lease_epoch, c.tenant_id
          FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-        WHERE r.campaign_id = ? AND r.state IN (?) ORDER BY r.id FOR UPDATE`,
-      [campaignId, states],
+        WHERE r.campaign_id = ? AND r.state IN (?) ${tenantId === null ? '' : 'AND c.tenant_id = ?'}
+        ORDER BY r.id FOR UPDATE`,
+      [campaignId, states, ...(tenantId === null ? [] : [tenantId])],
     )) as Row[];
     return rows.map(toLocked);
   }
 
-  async lock(manager: EntityManager, campaignId: string, runId: string): Promise<LockedRun | undefined> {
+  /** The run locked for an action, if its campaign is the tenant's (any tenant's for null). */
+  async lock(
+    manager: EntityManager,
+    tenantId: TenantFilter,
+    campaignId: string,
+    runId: string,
+  ): Promise<LockedRun | undefined> {
     const rows = (await manager.query(
       `SELECT r.id, r.campaign_id, r.state, r.lease_epoch, c.tenant_id
          FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-        WHERE r.id = ? AND r.campaign_id = ? FOR UPDATE`,
-      [runId, campaignId],
+        WHERE r.id = ? AND r.campaign_id = ? ${tenantId === null ? '' : 'AND c.tenant_id = ?'} FOR UPDATE`,
+      [runId, campaignId, ...(tenantId === null ? [] : [tenantId])],
     )) as Row[];
     return rows[0] === undefined ? undefined : toLocked(rows[0]);
   }
 
   /**
-   * Applies an action's outcome. With bumpEpoch the lease is freed at a new epoch: whichever
+   * Applies an action's outcome to a run locked by `lock` or `lockByCampaign` (which applied the tenant
+   * filter) in the same transaction. With bumpEpoch the lease is freed at a new epoch: whichever
    * expander held it is fenced out, and the published request names the new epoch.
    */
   async apply(manager: EntityManager, run: LockedRun, change: RunChange): Promise<number> {
@@ -97,16 +133,18 @@ export class RunsRepository {
   }
 
   /**
-   * Puts messages of a run back to PENDING (retry-failed, resend-unknown) and moves the counters
-   * with them, in the caller's transaction. Returns how many were reset.
+   * Puts messages of a locked run back to PENDING (retry-failed, resend-unknown) and moves the counters
+   * with them, in the caller's transaction. Only messages of the run's tenant are touched (every message
+   * of a run is; the rows are read through idx_messages_run_state anyway). Returns how many were reset.
    */
-  async resetMessages(manager: EntityManager, runId: string, from: MessageStatus): Promise<number> {
+  async resetMessages(manager: EntityManager, run: LockedRun, from: MessageStatus): Promise<number> {
+    const runId = run.id;
     const result = (await manager.query(
       `UPDATE messages
           SET state = 'PENDING', claim_token = NULL, claimed_at = NULL, reason = NULL, error_code = NULL,
               error_text = NULL, failed_at = NULL, attempts = 0, updated_at = UTC_TIMESTAMP(3)
-        WHERE run_id = ? AND state = ?`,
-      [runId, from],
+        WHERE run_id = ? AND state = ? AND tenant_id = ?`,
+      [runId, from, run.tenantId],
     )) as ResultHeader;
     const column = from === MessageStatus.Failed ? 'failed' : 'unknown';
     if (result.affectedRows > 0) {

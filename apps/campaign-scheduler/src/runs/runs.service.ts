@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MessageStatus, RunRequestReason, RunState } from '@ums/contracts';
 import { CampaignEvent, CampaignState, RunEvent, transitionCampaign, transitionRun } from '@ums/domain';
-import { ConflictError, NotFoundError } from '@ums/platform';
+import { ConflictError, NotFoundError, type TenantFilter } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RunRequestPublisher } from './run-request.publisher';
 import type { RunView } from './run.view';
@@ -31,25 +31,34 @@ export class RunsService {
     private readonly requests: RunRequestPublisher,
   ) {}
 
-  async get(campaignId: string, runId: string): Promise<RunView> {
-    const run = await this.runs.find(campaignId, runId);
-    if (run === undefined)
-      throw new NotFoundError('RUN_NOT_FOUND', `Run ${runId} of campaign ${campaignId} not found`);
+  /** The run, if its campaign is the tenant's (any for null); else 404 as for a missing run. */
+  async get(tenantId: TenantFilter, campaignId: string, runId: string): Promise<RunView> {
+    const run = await this.runs.find(tenantId, campaignId, runId);
+    if (run === undefined) throw runNotFound(campaignId, runId);
     return run;
   }
 
-  list(campaignId: string, limit: number, before?: string): Promise<RunView[]> {
-    return this.runs.list(campaignId, limit, before);
+  /** The campaign's runs, newest first; none unless the campaign is the tenant's (any for null). */
+  list(tenantId: TenantFilter, campaignId: string, limit: number, before?: string): Promise<RunView[]> {
+    return this.runs.list(campaignId, limit, before, tenantId);
   }
 
-  async act(campaignId: string, runId: string, action: RunAction): Promise<RunActionResult> {
+  /** An action on the run, if its campaign is the tenant's (any for null); else 404 as for a missing run. */
+  async act(
+    tenantId: TenantFilter,
+    campaignId: string,
+    runId: string,
+    action: RunAction,
+  ): Promise<RunActionResult> {
     const requeued = await this.dataSource.transaction(async (manager) => {
-      const run = await this.runs.lock(manager, campaignId, runId);
-      if (run === undefined)
-        throw new NotFoundError('RUN_NOT_FOUND', `Run ${runId} of campaign ${campaignId} not found`);
+      const run = await this.runs.lock(manager, tenantId, campaignId, runId);
+      if (run === undefined) throw runNotFound(campaignId, runId);
       return this.applyAction(manager, run, action);
     });
-    return { run: await this.get(campaignId, runId), ...(requeued === undefined ? {} : { requeued }) };
+    return {
+      run: await this.get(tenantId, campaignId, runId),
+      ...(requeued === undefined ? {} : { requeued }),
+    };
   }
 
   /**
@@ -88,7 +97,7 @@ export class RunsService {
           !retry && run.state === RunState.Running ? RunState.Running : next(run, RunEvent.RetryFailed);
         const requeued = await this.runs.resetMessages(
           manager,
-          run.id,
+          run,
           retry ? MessageStatus.Failed : MessageStatus.Unknown,
         );
         const epoch = await this.runs.apply(manager, run, { state, bumpEpoch: true, reopen: true });
@@ -119,6 +128,11 @@ export class RunsService {
       campaignId,
     ]);
   }
+}
+
+/** The same answer for a missing run and another tenant's. */
+function runNotFound(campaignId: string, runId: string): NotFoundError {
+  return new NotFoundError('RUN_NOT_FOUND', `Run ${runId} of campaign ${campaignId} not found`);
 }
 
 function next(run: LockedRun, event: RunEvent): RunState {

@@ -1,3 +1,4 @@
+import { Public } from '@ums/platform';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Put, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { CredentialChangesDto, CredentialSettingsDto } from './credential-settings.dto';
@@ -5,6 +6,7 @@ import { CredentialsService } from './credentials.service';
 import { credentialView } from './simulated-credential';
 
 /** Admin API of the simulated accounts (tests and the demo configure them here). */
+@Public('the provider simulator is a test tool; deployments that run it keep it off public networks')
 @Controller('_sim/credentials')
 export class CredentialsController {
   constructor(private readonly credentials: CredentialsService) {}

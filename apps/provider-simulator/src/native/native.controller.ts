@@ -1,8 +1,10 @@
+import { Public } from '@ums/platform';
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NativeService } from './native.service';
 
 /** The simulator's own bulk send route (provider `simulator`, up to 1000 messages per request). */
+@Public('the provider simulator is a test tool; deployments that run it keep it off public networks')
 @Controller('sim/v1')
 export class NativeController {
   constructor(private readonly native: NativeService) {}

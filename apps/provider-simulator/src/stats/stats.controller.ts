@@ -1,3 +1,4 @@
+import { Public } from '@ums/platform';
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher.service';
 import { simulatorNow } from '../simulator-clock';
@@ -5,6 +6,7 @@ import { StatsQueryDto } from './stats-query.dto';
 import { type SendCounts, StatsService } from './stats.service';
 
 /** What the simulator did: tests assert on these (no duplicates, capacity kept, callbacks sent). */
+@Public('the provider simulator is a test tool; deployments that run it keep it off public networks')
 @Controller('_sim')
 export class StatsController {
   constructor(

@@ -1,10 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Scope } from '@ums/contracts';
+import { Caller, type Principal, Requires } from '@ums/platform';
 import { toSubscriberView, type SubscriberView } from '../subscribers/subscriber.view';
 import { DeliveriesService, type DeliveryView } from './deliveries.service';
 import { ListDeliveriesDto, ReplaySinceDto } from './delivery.dto';
 import { ResurrectService } from './resurrect.service';
 
-/** A subscriber's deliveries, replays, and resurrecting a dead subscriber. */
+/**
+ * A subscriber's deliveries, replays, and resurrecting a dead subscriber: the caller's tenant's
+ * subscribers only (another tenant's answers 404 like a missing one).
+ */
 @Controller('v1/subscribers/:id')
 export class DeliveriesController {
   constructor(
@@ -12,30 +17,43 @@ export class DeliveriesController {
     private readonly resurrection: ResurrectService,
   ) {}
 
+  @Requires(Scope.SubscribersRead)
   @Get('deliveries')
   list(
+    @Caller() principal: Principal,
     @Param('id') id: string,
     @Query() query: ListDeliveriesDto,
   ): Promise<{ items: DeliveryView[]; nextBefore: string | null }> {
-    return this.deliveries.list(id, query);
+    return this.deliveries.list(id, principal.tenantId, query);
   }
 
+  @Requires(Scope.SubscribersWrite)
   @Post('deliveries/:deliveryId/replay')
   @HttpCode(202)
-  replayOne(@Param('id') id: string, @Param('deliveryId') deliveryId: string): Promise<DeliveryView> {
-    return this.deliveries.replayOne(id, deliveryId);
+  replayOne(
+    @Caller() principal: Principal,
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<DeliveryView> {
+    return this.deliveries.replayOne(id, principal.tenantId, deliveryId);
   }
 
+  @Requires(Scope.SubscribersWrite)
   @Post('replay')
   @HttpCode(202)
-  replaySince(@Param('id') id: string, @Body() dto: ReplaySinceDto): Promise<{ replayed: number }> {
-    return this.deliveries.replaySince(id, new Date(dto.since));
+  replaySince(
+    @Caller() principal: Principal,
+    @Param('id') id: string,
+    @Body() dto: ReplaySinceDto,
+  ): Promise<{ replayed: number }> {
+    return this.deliveries.replaySince(id, principal.tenantId, new Date(dto.since));
   }
 
   /** 202: the subscriber is REPLAYING; it turns ALIVE once everything it missed was delivered in order. */
+  @Requires(Scope.SubscribersWrite)
   @Post('resurrect')
   @HttpCode(202)
-  async resurrect(@Param('id') id: string): Promise<SubscriberView> {
-    return toSubscriberView(await this.resurrection.resurrect(id));
+  async resurrect(@Caller() principal: Principal, @Param('id') id: string): Promise<SubscriberView> {
+    return toSubscriberView(await this.resurrection.resurrect(id, principal.tenantId));
   }
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import {
   Channel,
   type DeadLetterV1,
@@ -6,8 +7,8 @@ import {
   type SubscriberAlertV1,
   Topics,
 } from '@ums/contracts';
-import type { KafkaNames } from '@ums/platform';
-import { LoopbackSubscriber, type ServiceProcess, testKafka, waitUntil } from '@ums/testing';
+import { type KafkaNames, SecretBox } from '@ums/platform';
+import { LoopbackSubscriber, type ServiceProcess, sumMetric, testKafka, waitUntil } from '@ums/testing';
 import type { Consumer, Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import { DispatcherFixture, statusEvent } from './test/dispatcher-fixture';
@@ -73,15 +74,14 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     await fixture?.stop();
   });
 
-  async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const response = await fetch(`${dispatcher.url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T };
-  }
+  /** The API with the operator key, acting for `tenant` when given (creates need one). */
+  const api = <T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    tenant?: string,
+  ): Promise<{ status: number; body: T }> =>
+    fixture.api<T>(method, path, body, tenant === undefined ? {} : { tenant });
 
   const subscriberFor = (
     tenantId: string,
@@ -140,10 +140,10 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
       'POST',
       '/v1/subscribers',
       {
-        tenantId: 'api',
         url: 'http://hooks.example.com/x',
         eventTypes: ['message.status', 'message.bogus'],
       },
+      'api',
     );
     expect(refused.status).toBe(400);
     expect(refused.body.error.fields.map((f) => f.field)).toContain('eventTypes');
@@ -151,10 +151,10 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
       'POST',
       '/v1/subscribers',
       {
-        tenantId: 'api',
         url: 'http://hooks.example.com/x',
         eventTypes: ['message.status'],
       },
+      'api',
     );
     expect(publicHttp.status).toBe(400);
     expect(publicHttp.body.error).toMatchObject({
@@ -168,7 +168,9 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     const read = await state(id);
     expect(read).toMatchObject({ id, state: 'ALIVE', failuresInWindow: 0 });
     expect(read).not.toHaveProperty('secret');
-    expect(JSON.stringify((await api('GET', '/v1/subscribers?tenantId=api')).body)).toContain(id);
+    // The tenant's list (the operator acting for it), and not another tenant's.
+    expect(JSON.stringify((await api('GET', '/v1/subscribers', undefined, 'api')).body)).toContain(id);
+    expect(JSON.stringify((await api('GET', '/v1/subscribers', undefined, 'flaky')).body)).not.toContain(id);
 
     const patched = await api<SubscriberBody>('PATCH', `/v1/subscribers/${id}`, { campaignId: 'cmp-api' });
     expect(patched.body.campaignId).toBe('cmp-api');
@@ -236,13 +238,12 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
   it('batches events for a subscriber that asks for it: every event once, one failure per failed request, signed bodies', async () => {
     type ErrorBody = { error: { code: string; fields: { field: string; reason: string }[] } };
     for (const maxEventsPerRequest of [0, 501, 2.5]) {
-      const refused = await api<ErrorBody>('POST', '/v1/subscribers', {
-        tenantId: 'batch',
-        url: 'http://127.0.0.1:9/x',
-        eventTypes: ['message.status'],
-        internal: true,
-        maxEventsPerRequest,
-      });
+      const refused = await api<ErrorBody>(
+        'POST',
+        '/v1/subscribers',
+        { url: 'http://127.0.0.1:9/x', eventTypes: ['message.status'], internal: true, maxEventsPerRequest },
+        'batch',
+      );
       expect(refused.status).toBe(400);
       expect(refused.body.error.fields.map((f) => f.field)).toEqual(['maxEventsPerRequest']);
     }
@@ -301,6 +302,26 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     expect(view.state).toBe('ALIVE');
     expect(view.failuresInWindow).toBe(failedRequests.length);
     expect(batch.server.received.length).toBeLessThan(ids.length / 2);
+    // A failed batch is retried under its webhook-id: one id is always the same set of events, one set
+    // always the same id, and some ids came more than once (the retries), so a receiver can dedupe them.
+    const setOfId = new Map<string, string>();
+    const idOfSet = new Map<string, string>();
+    for (const [i, body] of bodies.entries()) {
+      const webhookId = batch.server.received[i]?.webhookId ?? '';
+      const events = body.data
+        .map((item) => item.id)
+        .sort()
+        .join(',');
+      expect(setOfId.get(webhookId) ?? events).toBe(events);
+      expect(idOfSet.get(events) ?? webhookId).toBe(webhookId);
+      setOfId.set(webhookId, events);
+      idOfSet.set(events, webhookId);
+    }
+    expect(setOfId.size).toBeLessThan(bodies.length);
+    const retriedWhole = failedRequests.filter(
+      (failed) => batch.server.received.filter((r) => r.webhookId === failed.webhookId).length > 1,
+    );
+    expect(retriedWhole.length).toBeGreaterThan(0);
 
     // A stored body that is not a JSON object (the topics refuse them; here written straight into the
     // table, its lease run out) cannot go into a batch: it fails without a request, is not counted
@@ -437,7 +458,7 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     expect(failing.server.invalidSignatures()).toBe(0);
   });
 
-  it('disables a subscriber that answers 410 and refuses public subscribers at loopback addresses', async () => {
+  it('disables a subscriber that answers 410', async () => {
     const gone = await subscriberFor('gone');
     gone.server.mode = { kind: 'status', status: 410 };
     await publishStatuses('gone', 'cmp-gone', ['gone-0', 'gone-1']);
@@ -449,20 +470,159 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     await publishStatuses('gone', 'cmp-gone', ['gone-2']);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(gone.server.received.length).toBe(attempts);
+  });
 
+  it('refuses public subscribers at non-public addresses on create and update, and still at connect time', async () => {
+    type ErrorBody = { error: { code: string; fields: { field: string; reason: string }[] } };
     const target = await LoopbackSubscriber.start();
     fixture.servers.push(target);
-    const created = await api<SubscriberBody>('POST', '/v1/subscribers', {
-      tenantId: 'ssrf',
-      url: `https://127.0.0.1:${target.port}/hook`,
-      eventTypes: ['message.status'],
-    });
+    const subscribersBefore = await ds.query('SELECT id, url, is_internal FROM subscribers ORDER BY id');
+    for (const [url, reason] of [
+      ['https://169.254.169.254/latest/meta-data/', '169.254.169.254 is not a public address'],
+      [`https://127.0.0.1:${target.port}/hook`, '127.0.0.1 is not a public address'],
+      [`https://localhost:${target.port}/hook`, 'localhost resolves to'],
+      [`https://[::1]:${target.port}/hook`, '::1 is not a public address'],
+      ['https://10.0.0.1/hook', '10.0.0.1 is not a public address'],
+      ['https://192.168.1.1/hook', '192.168.1.1 is not a public address'],
+      ['https://[fd00::1]/hook', 'fd00::1 is not a public address'],
+    ] as const) {
+      const refused = await api<ErrorBody>(
+        'POST',
+        '/v1/subscribers',
+        { url, eventTypes: ['message.status'] },
+        'ssrf',
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('SUBSCRIBER_URL_REFUSED');
+      expect(refused.body.error.fields).toEqual([{ field: 'url', reason: expect.stringContaining(reason) }]);
+    }
+    // A public address is accepted (no event of its tenant is published: it is never called) ...
+    const created = await api<SubscriberBody>(
+      'POST',
+      '/v1/subscribers',
+      { url: 'https://93.184.215.14/hook', eventTypes: ['message.status'] },
+      'ssrf',
+    );
     expect(created.status).toBe(201);
+    // ... and cannot be moved to a non-public one, nor an internal loopback one made public.
+    const moved = await api<ErrorBody>('PATCH', `/v1/subscribers/${created.body.id}`, {
+      url: 'https://169.254.169.254/hook',
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.fields).toEqual([
+      { field: 'url', reason: '169.254.169.254 is not a public address' },
+    ]);
+    const internal = await subscriberFor('ssrf-internal');
+    const madePublic = await api<ErrorBody>('PATCH', `/v1/subscribers/${internal.id}`, { internal: false });
+    expect(madePublic.status).toBe(400);
+    expect(madePublic.body.error.fields.map((f) => f.field)).toEqual(['url']);
+    const subscribersAfter: { id: string; url: string; is_internal: number }[] = await ds.query(
+      'SELECT id, url, is_internal FROM subscribers ORDER BY id',
+    );
+    expect(subscribersAfter.filter((r) => r.id !== created.body.id && r.id !== internal.id)).toEqual(
+      subscribersBefore,
+    );
+    expect(subscribersAfter.find((r) => r.id === created.body.id)?.url).toBe('https://93.184.215.14/hook');
+    expect(Number(subscribersAfter.find((r) => r.id === internal.id)?.is_internal)).toBe(1);
+
+    // A name can resolve elsewhere later: the agent still refuses a non-public address at connect time
+    // (the URL written here as if its name now resolved to loopback).
+    await ds.query('UPDATE subscribers SET url = ? WHERE id = ?', [
+      `https://127.0.0.1:${target.port}/hook`,
+      created.body.id,
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 600)); // the directory's refresh (200 ms)
     await publishStatuses('ssrf', 'cmp-ssrf', ['ssrf-0']);
     await waitUntil('the refused attempt', async () =>
       (await state(created.body.id)).lastError?.startsWith('ADDRESS_NOT_PUBLIC'),
     );
     expect(target.connections).toBe(0);
+    expect((await api('DELETE', `/v1/subscribers/${created.body.id}`)).status).toBe(204);
+  });
+
+  it('takes a subscriber whose secret does not open out of delivery, and only it: no request, logged, counted, back after a rotation', async () => {
+    const healthy = await subscriberFor('sealed');
+    const server = await LoopbackSubscriber.start();
+    fixture.servers.push(server);
+    // Sealed under a key that is not in the dispatcher's SECRETS_KEYS (as if it was dropped too early).
+    const retired = new SecretBox([{ id: 'retired', key: randomBytes(32) }]);
+    const lostSecret = 'whsec_' + randomBytes(24).toString('base64');
+    const insertUnreadable = async (id: string, tenantId: string): Promise<void> => {
+      await ds.query(
+        `INSERT INTO subscribers (id, tenant_id, url, event_types, campaign_filter, is_internal,
+           max_events_per_request, secret, state, created_at, updated_at)
+         VALUES (?, ?, ?, '["message.status"]', NULL, 1, 1, ?, 'ALIVE', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
+        [id, tenantId, server.url(), retired.seal(lostSecret)],
+      );
+    };
+    const unreadableId = `sub_unreadable_${randomBytes(4).toString('hex')}`;
+    await insertUnreadable(unreadableId, 'sealed');
+    const unreadableGauge = (): Promise<number> =>
+      sumMetric([dispatcher.url], 'ums_webhook_subscribers_secret_unreadable');
+    await waitUntil('the unreadable secret counted', async () => (await unreadableGauge()) === 1);
+
+    const ids = eventIds('sealed', 3);
+    await publishStatuses('sealed', 'cmp-sealed', ids);
+    await waitUntil(
+      'the healthy neighbour got every event',
+      () => healthy.server.accepted.length === ids.length,
+    );
+    await waitUntil('its deliveries wait on the retry tiers', async () => {
+      const rows: { last_error: string | null }[] = await ds.query(
+        "SELECT last_error FROM deliveries WHERE subscriber_id = ? AND state = 'RETRYING'",
+        [unreadableId],
+      );
+      return (
+        rows.length === ids.length &&
+        rows.every((r) => r.last_error?.includes('SUBSCRIBER_SECRET_UNREADABLE') === true)
+      );
+    });
+    expect(server.received).toHaveLength(0);
+    // Not the subscriber's fault: nothing counted against it.
+    expect(await state(unreadableId)).toMatchObject({ state: 'ALIVE', failuresInWindow: 0 });
+    const log = readFileSync(dispatcher.logFile, 'utf8');
+    expect(log).toContain(unreadableId);
+    expect(log).toContain('SECRET_KEY_UNKNOWN');
+    expect(log).not.toContain(lostSecret);
+
+    // A rotation gives it a secret that opens: what waited is delivered, signed with the new secret.
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const rotated = await api<SubscriberBody>('POST', `/v1/subscribers/${unreadableId}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    server.secret = rotated.body.secret;
+    await waitUntil('the gauge back to 0', async () => (await unreadableGauge()) === 0);
+    await waitUntil(
+      'settled',
+      async () => {
+        const states = await deliveryStates(unreadableId);
+        return (states['DELIVERED'] ?? 0) + (states['DEAD_LETTERED'] ?? 0) === ids.length;
+      },
+      { timeoutMs: 60_000 },
+    );
+    // Retries out before the rotation (on a slow host) are dead letters, replayable from the API.
+    if ((await deliveryStates(unreadableId))['DEAD_LETTERED'] !== undefined) {
+      expect((await api('POST', `/v1/subscribers/${unreadableId}/replay`, { since })).status).toBe(202);
+    }
+    await waitUntil(
+      'every event delivered',
+      async () => (await deliveryStates(unreadableId))['DELIVERED'] === ids.length,
+    );
+    expect([...server.accepted].sort()).toEqual(ids);
+    expect(server.invalidSignatures()).toBe(0);
+
+    // A process starting with an unreadable secret in the table starts, and delivers to the others.
+    const secondId = `sub_unreadable_${randomBytes(4).toString('hex')}`;
+    await insertUnreadable(secondId, 'sealed');
+    await dispatcher.process.stop();
+    await dispatcher.restart();
+    expect(await unreadableGauge()).toBe(1);
+    await publishStatuses('sealed', 'cmp-sealed', ['sealed-after-restart']);
+    await waitUntil('delivered after the restart', () =>
+      healthy.server.accepted.includes('sealed-after-restart'),
+    );
+    await waitUntil('and to the rotated one', () => server.accepted.includes('sealed-after-restart'));
+    expect(server.received.filter((r) => r.webhookId === 'sealed-after-restart')).toHaveLength(1);
+    expect((await api('DELETE', `/v1/subscribers/${secondId}`)).status).toBe(204);
   });
 
   it('delivers inbound messages to subscribers of message.inbound only', async () => {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Topics, type WebhookDeliveryV1 } from '@ums/contracts';
-import { ConflictError, KafkaProducer, NotFoundError } from '@ums/platform';
+import { ConflictError, KafkaProducer, NotFoundError, type TenantFilter } from '@ums/platform';
 import { SubscribersRepository } from '../subscribers/subscribers.repository';
+import { subscriberNotFound } from '../subscribers/subscribers.service';
 import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesRepository } from './deliveries.repository';
 import type { DeliveryJob, DeliveryRecord } from './delivery.record';
@@ -22,7 +23,11 @@ export interface DeliveryView {
 
 const REPLAY_PAGE = 500;
 
-/** Listing and replaying deliveries; replays go through ums.webhook.deliveries.v1 like any attempt. */
+/**
+ * Listing and replaying deliveries; replays go through ums.webhook.deliveries.v1 like any attempt.
+ * The subscriber is looked up within the caller's tenant first (another tenant's is not found), and
+ * every delivery read or replayed is that subscriber's.
+ */
 @Injectable()
 export class DeliveriesService {
   constructor(
@@ -34,9 +39,10 @@ export class DeliveriesService {
 
   async list(
     subscriberId: string,
+    tenant: TenantFilter,
     query: ListDeliveriesDto,
   ): Promise<{ items: DeliveryView[]; nextBefore: string | null }> {
-    await this.requireSubscriber(subscriberId);
+    await this.requireSubscriber(subscriberId, tenant);
     const rows = await this.repository.list(subscriberId, query.state, query.before, query.limit);
     return {
       items: rows.map(toView),
@@ -45,8 +51,8 @@ export class DeliveriesService {
   }
 
   /** One delivery again (delivered or dead-lettered), as a fresh first attempt with the same webhook-id. */
-  async replayOne(subscriberId: string, deliveryId: string): Promise<DeliveryView> {
-    await this.requireAlive(subscriberId);
+  async replayOne(subscriberId: string, tenant: TenantFilter, deliveryId: string): Promise<DeliveryView> {
+    await this.requireAlive(subscriberId, tenant);
     const [row] = await this.repository.findMany([deliveryId]);
     if (row?.subscriberId !== subscriberId) {
       throw new NotFoundError(
@@ -73,8 +79,8 @@ export class DeliveriesService {
   }
 
   /** Everything delivered or dead-lettered since a time; returns how many were queued. */
-  async replaySince(subscriberId: string, since: Date): Promise<{ replayed: number }> {
-    await this.requireAlive(subscriberId);
+  async replaySince(subscriberId: string, tenant: TenantFilter, since: Date): Promise<{ replayed: number }> {
+    await this.requireAlive(subscriberId, tenant);
     let cursor = '0';
     let replayed = 0;
     for (;;) {
@@ -105,16 +111,13 @@ export class DeliveriesService {
     await this.producer.publish(Topics.webhookDeliveries, values);
   }
 
-  private async requireSubscriber(id: string): Promise<void> {
-    if ((await this.subscribers.find(id)) === undefined) {
-      throw new NotFoundError('SUBSCRIBER_NOT_FOUND', `Subscriber ${id} does not exist`);
-    }
+  private async requireSubscriber(id: string, tenant: TenantFilter): Promise<void> {
+    if ((await this.subscribers.find(id, tenant)) === undefined) throw subscriberNotFound(id);
   }
 
-  private async requireAlive(id: string): Promise<void> {
-    const subscriber = await this.subscribers.find(id);
-    if (subscriber === undefined)
-      throw new NotFoundError('SUBSCRIBER_NOT_FOUND', `Subscriber ${id} does not exist`);
+  private async requireAlive(id: string, tenant: TenantFilter): Promise<void> {
+    const subscriber = await this.subscribers.find(id, tenant);
+    if (subscriber === undefined) throw subscriberNotFound(id);
     if (subscriber.state !== 'ALIVE') {
       throw new ConflictError(
         'SUBSCRIBER_NOT_ALIVE',

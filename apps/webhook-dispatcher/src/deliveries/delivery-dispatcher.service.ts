@@ -204,7 +204,8 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
   /**
    * One request for one subscriber's jobs, a result per job in their order. Never rejects: every way
    * an attempt ends is a result to write back. A batch subscriber always gets the batch body (one
-   * event or many) under a fresh `batch_` webhook-id, and dedupes by the events' ids inside it.
+   * event or many) under a `batch_` webhook-id made from the subscriber and the events' ids (the same
+   * set, the same id), and dedupes by the events' ids inside it.
    */
   private async attempt(jobs: readonly DeliveryJob[], batch: boolean): Promise<FinishedAttempt[]> {
     const first = jobs[0];
@@ -212,6 +213,15 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     const subscriber = this.directory.get(first.subscriberId);
     if (subscriber === undefined) return jobs.map((job) => ({ job, kind: 'orphan' }));
     if (subscriber.record.state !== 'ALIVE') return jobs.map((job) => ({ job, kind: 'missed' }));
+    if (subscriber.secretUnreadable !== undefined) {
+      // Nothing can be signed: no request, no failure counted against the subscriber (the fault is
+      // ours); the deliveries wait on the retry tiers for the secret to open again.
+      const unsigned: AttemptResult = {
+        kind: 'failed',
+        error: `SUBSCRIBER_SECRET_UNREADABLE: the subscriber's secret does not open (${subscriber.secretUnreadable})`,
+      };
+      return jobs.map((job) => ({ job, kind: 'attempted', result: unsigned, sharedRequest: true }));
+    }
     const good = batch ? jobs.filter((job) => isJsonObjectText(job.payload)) : jobs;
     if (good.length < jobs.length) {
       // Cannot be put in a batch body (the topics' contract and our consumers make objects): each
@@ -280,6 +290,8 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
       retryAfterMs?: number;
       /** Never attempted (its lane was full): it keeps its attempt and waits on the first tier. */
       spilled?: boolean;
+      /** The request's result, shared by every delivery of one request. */
+      request?: AttemptResult;
     }[] = [];
 
     for (const item of batch) {
@@ -324,7 +336,13 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
         this.metrics.deliveries.inc({ outcome: 'gone' });
       } else {
         const { result } = item;
-        failed.push({ job, error: result.error, status: result.status, retryAfterMs: result.retryAfterMs });
+        failed.push({
+          job,
+          error: result.error,
+          status: result.status,
+          retryAfterMs: result.retryAfterMs,
+          request: result,
+        });
         if (item.sharedRequest !== true) {
           failureCounts.set(job.subscriberId, (failureCounts.get(job.subscriberId) ?? 0) + 1);
         }
@@ -347,7 +365,10 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
 
     const tierRecords = new Map<string, RawRecord[]>();
     const deadLetters: RawRecord[] = [];
-    for (const { job, error, status, retryAfterMs, spilled } of failed) {
+    // One jitter draw per failed request: its deliveries (with the same attempt count) come due
+    // together, so its retry forms the same batch, under the same webhook-id, unless others join.
+    const draws = new Map<unknown, number>();
+    for (const { job, error, status, retryAfterMs, spilled, request } of failed) {
       // Attempts made so far: a spilled delivery was not attempted this time.
       const made = spilled === true ? job.attempt - 1 : job.attempt;
       if (
@@ -370,6 +391,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
         now,
         this.config.WEBHOOK_RETRY_JITTER,
         retryAfterMs,
+        () => drawFor(draws, request ?? job),
       );
       const value: WebhookDeliveryV1 = {
         deliveryId: job.deliveryId,
@@ -486,7 +508,13 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
   ): Promise<void> {
     const known = this.directory.get(subscriberId);
     if (known === undefined) return;
-    const changed = await this.subscribers.transition(subscriberId, ['ALIVE', 'REPLAYING'], to, lastError);
+    const changed = await this.subscribers.transition({
+      id: subscriberId,
+      tenant: null,
+      from: ['ALIVE', 'REPLAYING'],
+      to,
+      lastError,
+    });
     if (!changed) return;
     await this.repository.keepOwed(subscriberId);
     const alert: SubscriberAlertV1 = {
@@ -513,6 +541,16 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     );
     await this.directory.reload();
   }
+}
+
+/** The jitter draw of one request (or one delivery), made once. */
+function drawFor(draws: Map<unknown, number>, key: unknown): number {
+  let draw = draws.get(key);
+  if (draw === undefined) {
+    draw = Math.random();
+    draws.set(key, draw);
+  }
+  return draw;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -142,8 +142,8 @@ describe('webhook-dispatcher: isolation from a timing-out subscriber, and the pr
     expect(server.received.filter((r) => r.webhookId.startsWith('probe-'))).toHaveLength(0);
     server.mode = { kind: 'ok' };
     await waitUntil('resurrected by the probe and replayed', async () => {
-      const response = await fetch(`${fixture.dispatcher.url}/v1/subscribers/${id}`);
-      return ((await response.json()) as { state: string }).state === 'ALIVE';
+      const read = await fixture.api<{ state: string }>('GET', `/v1/subscribers/${id}`);
+      return read.body.state === 'ALIVE';
     });
     expect(server.accepted.filter((w) => w.startsWith('probe-'))).toEqual(ids);
     expect(server.invalidSignatures()).toBe(0);

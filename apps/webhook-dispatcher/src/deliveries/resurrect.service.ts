@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { SubscriberAlertKind, Topics } from '@ums/contracts';
 import { webhookBatchLength } from '@ums/domain';
-import { ConflictError, KafkaProducer, NotFoundError } from '@ums/platform';
+import { ConflictError, KafkaProducer, type TenantFilter } from '@ums/platform';
 import { Redis } from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
 import { FailureWindow } from '../subscribers/failure-window.service';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
 import type { SubscriberRecord } from '../subscribers/subscriber.record';
 import { SubscribersRepository } from '../subscribers/subscribers.repository';
+import { subscriberNotFound } from '../subscribers/subscribers.service';
 import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesMetrics } from './deliveries.metrics';
 import { DeliveriesRepository } from './deliveries.repository';
@@ -64,11 +65,16 @@ export class ResurrectService implements OnApplicationBootstrap, OnApplicationSh
     await Promise.all(this.running.values());
   }
 
-  async resurrect(id: string): Promise<SubscriberRecord> {
-    const subscriber = await this.subscribers.find(id);
-    if (subscriber === undefined)
-      throw new NotFoundError('SUBSCRIBER_NOT_FOUND', `Subscriber ${id} does not exist`);
-    const changed = await this.subscribers.transition(id, ['DEAD', 'DISABLED'], 'REPLAYING');
+  /** Within `tenant` (null: any tenant's, for operators and the probe); another tenant's is not found. */
+  async resurrect(id: string, tenant: TenantFilter): Promise<SubscriberRecord> {
+    const subscriber = await this.subscribers.find(id, tenant);
+    if (subscriber === undefined) throw subscriberNotFound(id);
+    const changed = await this.subscribers.transition({
+      id,
+      tenant,
+      from: ['DEAD', 'DISABLED'],
+      to: 'REPLAYING',
+    });
     if (!changed) {
       throw new ConflictError(
         'SUBSCRIBER_NOT_DEAD',
@@ -89,7 +95,7 @@ export class ResurrectService implements OnApplicationBootstrap, OnApplicationSh
     this.logger.info({ subscriberId: id }, 'Subscriber resurrected: replaying what it missed');
     await this.directory.reload();
     this.start(id);
-    return (await this.subscribers.find(id)) ?? subscriber;
+    return (await this.subscribers.find(id, tenant)) ?? subscriber;
   }
 
   private start(id: string): void {
@@ -118,7 +124,7 @@ export class ResurrectService implements OnApplicationBootstrap, OnApplicationSh
           continue;
         }
         if (page.length === 0) {
-          if (await this.subscribers.transition(id, ['REPLAYING'], 'ALIVE')) {
+          if (await this.subscribers.transition({ id, tenant: null, from: ['REPLAYING'], to: 'ALIVE' })) {
             await this.directory.reload();
             this.logger.info({ subscriberId: id }, 'Replay finished: subscriber alive');
             // Events stored as MISSED by a replica that had not yet seen ALIVE are picked up here.
@@ -143,7 +149,9 @@ export class ResurrectService implements OnApplicationBootstrap, OnApplicationSh
    */
   private async sendInOrder(id: string, rows: readonly DeliveryRecord[]): Promise<boolean> {
     const subscriber = this.directory.get(id);
-    if (subscriber === undefined) return false;
+    // Unsigned, nothing is sent: the replay stays REPLAYING and the sweeper resumes it until the
+    // secret opens again (the directory reports it).
+    if (subscriber === undefined || subscriber.secretUnreadable !== undefined) return false;
     const perRequest = subscriber.record.maxEventsPerRequest;
     for (let at = 0; at < rows.length;) {
       const rest = rows.slice(at);
@@ -178,7 +186,13 @@ export class ResurrectService implements OnApplicationBootstrap, OnApplicationSh
       }
       if (!delivered) {
         if (this.stopping) return false;
-        await this.subscribers.transition(id, ['REPLAYING'], 'DEAD', `replay stopped: ${lastError}`);
+        await this.subscribers.transition({
+          id,
+          tenant: null,
+          from: ['REPLAYING'],
+          to: 'DEAD',
+          lastError: `replay stopped: ${lastError}`,
+        });
         await this.directory.reload();
         this.logger.warn(
           { subscriberId: id, deliveryId: unit[0]?.id, lastError },

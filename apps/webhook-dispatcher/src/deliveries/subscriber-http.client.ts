@@ -1,7 +1,6 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { signWebhook, type WebhookBatchItem, type WebhookHeaders, webhookRequest } from '@ums/domain';
 import { createOutboundAgent, createPublicOnlyAgent } from '@ums/platform';
-import { ulid } from 'ulid';
 import type { Agent } from 'undici';
 import type { KnownSubscriber } from '../subscribers/subscriber-directory.service';
 import { AttemptWatchdog } from './attempt.watchdog';
@@ -37,7 +36,8 @@ export class SubscriberHttpClient implements OnApplicationShutdown {
 
   /**
    * One signed request carrying these events to the subscriber: an event's own body under its id, or,
-   * for a batch subscriber (`batch`), a `webhook.batch` body under a fresh `batch_` webhook-id. Throws
+   * for a batch subscriber (`batch`), a `webhook.batch` body under the batch's id (`webhookBatchId`: the
+   * same events, the same id, on every retry and replay). Throws
    * (WebhookBatchPayloadError) before any request when a batched body is not a JSON object; otherwise
    * as post().
    */
@@ -49,7 +49,7 @@ export class SubscriberHttpClient implements OnApplicationShutdown {
     const now = Date.now();
     const { webhookId, body } = webhookRequest(
       items,
-      batch ? { batchUlid: ulid(now), timestamp: new Date(now).toISOString() } : undefined,
+      batch ? { subscriberId: subscriber.record.id, timestamp: new Date(now).toISOString() } : undefined,
     );
     const headers = signWebhook(subscriber.keys, webhookId, now / 1000, body);
     return this.post(subscriber.record.url, subscriber.record.internal, headers, body);

@@ -40,13 +40,14 @@ export class SubscriberProbe implements OnApplicationBootstrap, OnApplicationShu
   private async probeAll(): Promise<void> {
     for (const id of this.directory.idsInState('DEAD')) {
       const subscriber = this.directory.get(id);
-      if (subscriber?.record.state !== 'DEAD') continue;
+      // A subscriber whose secret does not open cannot be signed for (the directory reports it).
+      if (subscriber?.record.state !== 'DEAD' || subscriber.secretUnreadable !== undefined) continue;
       const body = JSON.stringify({ type: 'webhook.probe', timestamp: new Date().toISOString(), data: {} });
       const headers = signWebhook(subscriber.keys, `probe_${ulid()}`, Date.now() / 1000, body);
       const result = await this.client.post(subscriber.record.url, subscriber.record.internal, headers, body);
       if (result.kind !== 'delivered') continue;
       this.logger.info({ subscriberId: id }, 'Dead subscriber answered a probe: resurrecting it');
-      await this.resurrection.resurrect(id);
+      await this.resurrection.resurrect(id, null);
     }
   }
 }

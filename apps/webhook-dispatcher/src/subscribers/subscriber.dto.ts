@@ -11,23 +11,19 @@ import {
   IsOptional,
   IsString,
   Length,
-  Matches,
   Max,
   MaxLength,
   Min,
   ValidateIf,
 } from 'class-validator';
 
-const TENANT_ID = /^[A-Za-z0-9._:-]+$/;
 const EVENT_TYPE_REASON = `eventTypes must each be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
 
-/** POST /v1/subscribers. URL rules (https for public ones) are checked by the service. */
+/**
+ * POST /v1/subscribers, for the caller's tenant (its key's, or the operator's X-Ums-Tenant). URL rules
+ * (https and a public address for public ones) are checked by the service.
+ */
 export class CreateSubscriberDto {
-  @IsString()
-  @Length(1, 64)
-  @Matches(TENANT_ID, { message: 'tenantId must be letters, digits or . _ : -' })
-  tenantId!: string;
-
   @IsString() @Length(1, 2048) url!: string;
 
   @IsArray()
@@ -67,14 +63,8 @@ export class UpdateSubscriberDto {
   @IsOptional() @IsInt() @Min(1) @Max(WEBHOOK_MAX_EVENTS_PER_REQUEST) maxEventsPerRequest?: number;
 }
 
-/** GET /v1/subscribers: keyset-paginated by id, optionally one tenant's. */
+/** GET /v1/subscribers: the caller's tenant's (an operator without X-Ums-Tenant: every tenant's), keyset-paginated by id. */
 export class ListSubscribersDto {
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
-  @Matches(TENANT_ID, { message: 'tenantId must be letters, digits or . _ : -' })
-  tenantId?: string;
-
   @IsOptional() @ToInt() @IsInt() @Min(1) @Max(500) limit = 100;
 
   @IsOptional() @IsString() @MaxLength(64) after?: string;

@@ -1,42 +1,58 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Scope } from '@ums/contracts';
+import { Caller, type Principal, Requires, requireTenant } from '@ums/platform';
 import { CreateSubscriberDto, ListSubscribersDto, UpdateSubscriberDto } from './subscriber.dto';
 import type { SubscriberPage, SubscriberView } from './subscriber.view';
 import { SubscribersService } from './subscribers.service';
 
-/** Webhook subscribers. The secret is in the answer of create and rotate-secret only. */
+/**
+ * Webhook subscribers of the caller's tenant (an operator: every tenant's, or the one named by
+ * X-Ums-Tenant). Another tenant's subscriber answers 404 like a missing one. The secret is in the
+ * answer of create and rotate-secret only.
+ */
 @Controller('v1/subscribers')
 export class SubscribersController {
   constructor(private readonly subscribers: SubscribersService) {}
 
+  @Requires(Scope.SubscribersWrite)
   @Post()
-  create(@Body() dto: CreateSubscriberDto): Promise<SubscriberView> {
-    return this.subscribers.create(dto);
+  create(@Caller() principal: Principal, @Body() dto: CreateSubscriberDto): Promise<SubscriberView> {
+    return this.subscribers.create(requireTenant(principal), dto);
   }
 
+  @Requires(Scope.SubscribersRead)
   @Get()
-  list(@Query() query: ListSubscribersDto): Promise<SubscriberPage> {
-    return this.subscribers.list(query);
+  list(@Caller() principal: Principal, @Query() query: ListSubscribersDto): Promise<SubscriberPage> {
+    return this.subscribers.list(principal.tenantId, query);
   }
 
+  @Requires(Scope.SubscribersRead)
   @Get(':id')
-  get(@Param('id') id: string): Promise<SubscriberView> {
-    return this.subscribers.get(id);
+  get(@Caller() principal: Principal, @Param('id') id: string): Promise<SubscriberView> {
+    return this.subscribers.get(id, principal.tenantId);
   }
 
+  @Requires(Scope.SubscribersWrite)
   @Patch(':id')
-  update(@Param('id') id: string, @Body() dto: UpdateSubscriberDto): Promise<SubscriberView> {
-    return this.subscribers.update(id, dto);
+  update(
+    @Caller() principal: Principal,
+    @Param('id') id: string,
+    @Body() dto: UpdateSubscriberDto,
+  ): Promise<SubscriberView> {
+    return this.subscribers.update(id, principal.tenantId, dto);
   }
 
+  @Requires(Scope.SubscribersWrite)
   @Delete(':id')
   @HttpCode(204)
-  delete(@Param('id') id: string): Promise<void> {
-    return this.subscribers.delete(id);
+  delete(@Caller() principal: Principal, @Param('id') id: string): Promise<void> {
+    return this.subscribers.delete(id, principal.tenantId);
   }
 
+  @Requires(Scope.SubscribersWrite)
   @Post(':id/rotate-secret')
   @HttpCode(200)
-  rotateSecret(@Param('id') id: string): Promise<SubscriberView> {
-    return this.subscribers.rotateSecret(id);
+  rotateSecret(@Caller() principal: Principal, @Param('id') id: string): Promise<SubscriberView> {
+    return this.subscribers.rotateSecret(id, principal.tenantId);
   }
 }

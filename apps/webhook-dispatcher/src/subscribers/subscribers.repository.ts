@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { TenantFilter } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { SubscriberRecord, SubscriberState } from './subscriber.record';
 
@@ -42,7 +43,10 @@ export type SubscriberChanges = Pick<
   'url' | 'eventTypes' | 'campaignId' | 'internal' | 'maxEventsPerRequest'
 >;
 
-/** The subscribers table (low volume, except the batched success/failure stamps). */
+/**
+ * The subscribers table (low volume, except the batched success/failure stamps). Reads and writes by
+ * id take a TenantFilter: another tenant's subscriber is not found, exactly like a missing one.
+ */
 @Injectable()
 export class SubscribersRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -65,24 +69,22 @@ export class SubscribersRepository {
     );
   }
 
-  async find(id: string): Promise<SubscriberRecord | undefined> {
+  /** The subscriber, if it exists within `tenant` (null: any tenant's, for operators and the hot path). */
+  async find(id: string, tenant: TenantFilter): Promise<SubscriberRecord | undefined> {
+    const inTenant = tenantCondition(tenant);
     const rows: SubscriberRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM subscribers WHERE id = ?`,
-      [id],
+      `SELECT ${COLUMNS} FROM subscribers WHERE id = ?${inTenant.sql}`,
+      [id, ...inTenant.params],
     );
     return rows[0] === undefined ? undefined : toRecord(rows[0]);
   }
 
-  async list(
-    tenantId: string | undefined,
-    after: string | undefined,
-    limit: number,
-  ): Promise<SubscriberRecord[]> {
+  async list(tenant: TenantFilter, after: string | undefined, limit: number): Promise<SubscriberRecord[]> {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (tenantId !== undefined) {
+    if (tenant !== null) {
       where.push('tenant_id = ?');
-      params.push(tenantId);
+      params.push(tenant);
     }
     if (after !== undefined) {
       where.push('id > ?');
@@ -102,10 +104,12 @@ export class SubscribersRepository {
     return rows.map(toRecord);
   }
 
-  async update(id: string, changes: SubscriberChanges): Promise<void> {
-    await this.dataSource.query(
+  /** False when no such subscriber exists within `tenant`. */
+  async update(id: string, tenant: TenantFilter, changes: SubscriberChanges): Promise<boolean> {
+    const inTenant = tenantCondition(tenant);
+    const result: { affectedRows: number } = await this.dataSource.query(
       `UPDATE subscribers SET url = ?, event_types = ?, campaign_filter = ?, is_internal = ?,
-         max_events_per_request = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?`,
+         max_events_per_request = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?${inTenant.sql}`,
       [
         changes.url,
         JSON.stringify(changes.eventTypes),
@@ -113,30 +117,39 @@ export class SubscribersRepository {
         changes.internal ? 1 : 0,
         changes.maxEventsPerRequest,
         id,
+        ...inTenant.params,
       ],
     );
+    return result.affectedRows > 0;
   }
 
+  /** False when no such subscriber exists within `tenant`. */
   async rotateSecret(
     id: string,
-    sealedSecret: string,
-    sealedPrevious: string,
-    graceMs: number,
-  ): Promise<void> {
-    await this.dataSource.query(
+    tenant: TenantFilter,
+    secrets: { readonly sealedSecret: string; readonly sealedPrevious: string; readonly graceMs: number },
+  ): Promise<boolean> {
+    const inTenant = tenantCondition(tenant);
+    const result: { affectedRows: number } = await this.dataSource.query(
       `UPDATE subscribers SET previous_secret = ?, secret = ?,
          previous_secret_expires_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(3)
-       WHERE id = ?`,
-      [sealedPrevious, sealedSecret, graceMs * 1000, id],
+       WHERE id = ?${inTenant.sql}`,
+      [secrets.sealedPrevious, secrets.sealedSecret, secrets.graceMs * 1000, id, ...inTenant.params],
     );
+    return result.affectedRows > 0;
   }
 
-  /** Deletes the subscriber and its deliveries (in slices, so no statement holds many locks for long). */
-  async delete(id: string): Promise<boolean> {
+  /**
+   * Deletes the subscriber, if it exists within `tenant`, and then its deliveries (in slices, so no
+   * statement holds many locks for long). False when there was no such subscriber (nothing deleted).
+   */
+  async delete(id: string, tenant: TenantFilter): Promise<boolean> {
+    const inTenant = tenantCondition(tenant);
     const result: { affectedRows: number } = await this.dataSource.query(
-      'DELETE FROM subscribers WHERE id = ?',
-      [id],
+      `DELETE FROM subscribers WHERE id = ?${inTenant.sql}`,
+      [id, ...inTenant.params],
     );
+    if (result.affectedRows === 0) return false;
     for (;;) {
       const slice: { affectedRows: number } = await this.dataSource.query(
         'DELETE FROM deliveries WHERE subscriber_id = ? LIMIT 5000',
@@ -144,23 +157,29 @@ export class SubscribersRepository {
       );
       if (slice.affectedRows < 5000) break;
     }
-    return result.affectedRows > 0;
+    return true;
   }
 
-  /** Conditional state change; false when the subscriber was not in one of `from`. */
-  async transition(
-    id: string,
-    from: readonly SubscriberState[],
-    to: SubscriberState,
-    lastError?: string,
-  ): Promise<boolean> {
+  /**
+   * Conditional state change of a subscriber within `tenant` (null for the dispatcher's own changes);
+   * false when it was not in one of `from`, or not the tenant's.
+   */
+  async transition(change: {
+    readonly id: string;
+    readonly tenant: TenantFilter;
+    readonly from: readonly SubscriberState[];
+    readonly to: SubscriberState;
+    readonly lastError?: string;
+  }): Promise<boolean> {
+    const { id, from, to } = change;
+    const inTenant = tenantCondition(change.tenant);
     const deadSince =
       to === 'DEAD' || to === 'DISABLED' ? 'UTC_TIMESTAMP(3)' : to === 'ALIVE' ? 'NULL' : 'dead_since';
     const result: { affectedRows: number } = await this.dataSource.query(
       `UPDATE subscribers SET state = ?, dead_since = ${deadSince}, last_error = COALESCE(?, last_error),
          updated_at = UTC_TIMESTAMP(3)
-       WHERE id = ? AND state IN (${from.map(() => '?').join(', ')})`,
-      [to, lastError?.slice(0, 1024) ?? null, id, ...from],
+       WHERE id = ?${inTenant.sql} AND state IN (${from.map(() => '?').join(', ')})`,
+      [to, change.lastError?.slice(0, 1024) ?? null, id, ...inTenant.params, ...from],
     );
     return result.affectedRows > 0;
   }
@@ -183,6 +202,11 @@ export class SubscribersRepository {
       );
     }
   }
+}
+
+/** `AND tenant_id = ?` for one tenant's rows; nothing for every tenant's (operators, the hot path). */
+function tenantCondition(tenant: TenantFilter): { readonly sql: string; readonly params: string[] } {
+  return tenant === null ? { sql: '', params: [] } : { sql: ' AND tenant_id = ?', params: [tenant] };
 }
 
 function toRecord(row: SubscriberRow): SubscriberRecord {

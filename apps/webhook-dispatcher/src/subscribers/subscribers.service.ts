@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { generateWebhookSecret, subscriberUrlProblem } from '@ums/domain';
-import { InvalidInputError, NotFoundError, SecretBox } from '@ums/platform';
+import { InvalidInputError, NotFoundError, SecretBox, type TenantFilter } from '@ums/platform';
 import { ulid } from 'ulid';
 import { DeliveriesConfig } from '../deliveries/deliveries.config';
 import { FailureWindow } from './failure-window.service';
+import { SubscriberAddresses } from './subscriber-address.service';
 import { SubscriberDirectory } from './subscriber-directory.service';
 import type { CreateSubscriberDto, ListSubscribersDto, UpdateSubscriberDto } from './subscriber.dto';
 import type { SubscriberRecord } from './subscriber.record';
@@ -12,7 +13,8 @@ import { SubscribersRepository } from './subscribers.repository';
 
 /**
  * Subscribers: secrets generated here (`whsec_`, shown once, sealed with the SecretBox at rest like
- * provider credentials), URL rules from the domain, state changes visible to the hot path at once
+ * provider credentials), URL rules from the domain and public addresses for public subscribers
+ * (checked when created and when the URL changes), state changes visible to the hot path at once
  * in this replica and within WEBHOOK_SUBSCRIBER_REFRESH_MS in the others.
  */
 @Injectable()
@@ -23,16 +25,17 @@ export class SubscribersService {
     private readonly failures: FailureWindow,
     private readonly box: SecretBox,
     private readonly config: DeliveriesConfig,
+    private readonly addresses: SubscriberAddresses,
   ) {}
 
-  async create(dto: CreateSubscriberDto): Promise<SubscriberView> {
+  async create(tenantId: string, dto: CreateSubscriberDto): Promise<SubscriberView> {
     const internal = dto.internal ?? false;
-    this.checkUrl(dto.url, internal);
+    await this.checkUrl(dto.url, internal, true);
     const secret = generateWebhookSecret();
     const id = `sub_${ulid()}`;
     await this.repository.insert({
       id,
-      tenantId: dto.tenantId,
+      tenantId,
       url: dto.url,
       eventTypes: dto.eventTypes,
       campaignId: dto.campaignId ?? null,
@@ -41,24 +44,24 @@ export class SubscribersService {
       sealedSecret: this.box.seal(secret),
     });
     await this.directory.reload();
-    return toSubscriberView(await this.require(id), { secret, failuresInWindow: 0 });
+    return toSubscriberView(await this.require(id, tenantId), { secret, failuresInWindow: 0 });
   }
 
-  async list(query: ListSubscribersDto): Promise<SubscriberPage> {
-    const records = await this.repository.list(query.tenantId, query.after, query.limit);
+  async list(tenant: TenantFilter, query: ListSubscribersDto): Promise<SubscriberPage> {
+    const records = await this.repository.list(tenant, query.after, query.limit);
     return {
       items: records.map((r) => toSubscriberView(r)),
       nextAfter: records.length === query.limit ? (records[records.length - 1]?.id ?? null) : null,
     };
   }
 
-  async get(id: string): Promise<SubscriberView> {
-    const record = await this.require(id);
+  async get(id: string, tenant: TenantFilter): Promise<SubscriberView> {
+    const record = await this.require(id, tenant);
     return toSubscriberView(record, { failuresInWindow: await this.failures.count(id) });
   }
 
-  async update(id: string, dto: UpdateSubscriberDto): Promise<SubscriberView> {
-    const current = await this.require(id);
+  async update(id: string, tenant: TenantFilter, dto: UpdateSubscriberDto): Promise<SubscriberView> {
+    const current = await this.require(id, tenant);
     const changes = {
       url: dto.url ?? current.url,
       eventTypes: dto.eventTypes ?? current.eventTypes,
@@ -66,39 +69,48 @@ export class SubscribersService {
       internal: dto.internal ?? current.internal,
       maxEventsPerRequest: dto.maxEventsPerRequest ?? current.maxEventsPerRequest,
     };
-    this.checkUrl(changes.url, changes.internal);
-    await this.repository.update(id, changes);
+    await this.checkUrl(
+      changes.url,
+      changes.internal,
+      changes.url !== current.url || changes.internal !== current.internal,
+    );
+    if (!(await this.repository.update(id, tenant, changes))) throw subscriberNotFound(id);
     await this.directory.reload();
-    return this.get(id);
+    return this.get(id, tenant);
   }
 
-  async delete(id: string): Promise<void> {
-    if (!(await this.repository.delete(id))) throw notFound(id);
+  async delete(id: string, tenant: TenantFilter): Promise<void> {
+    if (!(await this.repository.delete(id, tenant))) throw subscriberNotFound(id);
     await this.failures.clear(id);
     await this.directory.reload();
   }
 
   /** A new secret; the old one keeps signing (as a second signature) for WEBHOOK_SECRET_GRACE_MS. */
-  async rotateSecret(id: string): Promise<SubscriberView> {
-    const current = await this.require(id);
+  async rotateSecret(id: string, tenant: TenantFilter): Promise<SubscriberView> {
+    const current = await this.require(id, tenant);
     const secret = generateWebhookSecret();
-    await this.repository.rotateSecret(
-      id,
-      this.box.seal(secret),
-      current.sealedSecret,
-      this.config.WEBHOOK_SECRET_GRACE_MS,
-    );
+    const rotated = await this.repository.rotateSecret(id, tenant, {
+      sealedSecret: this.box.seal(secret),
+      sealedPrevious: current.sealedSecret,
+      graceMs: this.config.WEBHOOK_SECRET_GRACE_MS,
+    });
+    if (!rotated) throw subscriberNotFound(id);
     await this.directory.reload();
-    return toSubscriberView(await this.require(id), { secret });
+    return toSubscriberView(await this.require(id, tenant), { secret });
   }
 
-  private async require(id: string): Promise<SubscriberRecord> {
-    const record = await this.repository.find(id);
-    if (record === undefined) throw notFound(id);
+  /** The subscriber within `tenant`; another tenant's is not found, exactly like a missing one. */
+  private async require(id: string, tenant: TenantFilter): Promise<SubscriberRecord> {
+    const record = await this.repository.find(id, tenant);
+    if (record === undefined) throw subscriberNotFound(id);
     return record;
   }
 
-  private checkUrl(url: string, internal: boolean): void {
+  /**
+   * The URL rules of the domain, then, for a public subscriber whose URL or kind is new (`changed`),
+   * the address rule: its host must be, and resolve only to, public addresses.
+   */
+  private async checkUrl(url: string, internal: boolean, changed: boolean): Promise<void> {
     const problem = subscriberUrlProblem(url, {
       internal,
       internalAllowed: this.config.WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED,
@@ -109,9 +121,14 @@ export class SubscribersService {
         internal && !this.config.WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED ? 'internal' : 'url',
         problem,
       );
+    if (internal || !changed) return;
+    const addressProblem = await this.addresses.problem(new URL(url));
+    if (addressProblem !== undefined)
+      throw InvalidInputError.field('SUBSCRIBER_URL_REFUSED', 'url', addressProblem);
   }
 }
 
-function notFound(id: string): NotFoundError {
+/** Missing, or another tenant's: the same answer. */
+export function subscriberNotFound(id: string): NotFoundError {
   return new NotFoundError('SUBSCRIBER_NOT_FOUND', `Subscriber ${id} does not exist`);
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, type OnModuleInit, Param, Query, Res } from '@nestjs/common';
 import { Provider } from '@ums/contracts';
-import { type FastAnswer, type FastRequest, FastRoutes } from '@ums/platform';
+import { type FastAnswer, type FastRequest, FastRoutes, Public } from '@ums/platform';
 import type { FastifyReply } from 'fastify';
 import { CallbacksConfig } from './callbacks.config';
 import { CallbacksService } from './callbacks.service';
@@ -20,6 +20,7 @@ const TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>
  * parsed only after verification, within a size limit per provider. Meta's GET challenge is rare and
  * stays an ordinary Nest route.
  */
+@Public('provider callbacks: each is verified against the secret or verify token of its credential')
 @Controller('v1/callbacks')
 export class CallbacksController implements OnModuleInit {
   constructor(

@@ -5,6 +5,7 @@ import {
   webhookBatchBody,
   webhookBatchItemBytes,
   webhookBatchLength,
+  webhookBatchId,
   webhookRequest,
 } from './webhook-batch';
 
@@ -95,12 +96,12 @@ describe('webhookRequest', () => {
     });
   });
 
-  it('sends a batch, even of one event, as a webhook.batch under a batch_ id', () => {
+  it('sends a batch, even of one event, as a webhook.batch under its batch id', () => {
     const request = webhookRequest([{ eventId: 'evt-1', payload: status(1) }], {
-      batchUlid: '01JDZZZZZZZZZZZZZZZZZZZZZZ',
+      subscriberId: 'sub_1',
       timestamp: 't',
     });
-    expect(request.webhookId).toBe('batch_01JDZZZZZZZZZZZZZZZZZZZZZZ');
+    expect(request.webhookId).toBe(webhookBatchId('sub_1', ['evt-1']));
     expect(JSON.parse(request.body)).toMatchObject({ type: WEBHOOK_BATCH_TYPE, data: [{ id: 'evt-1' }] });
   });
 
@@ -108,5 +109,37 @@ describe('webhookRequest', () => {
     const two = [1, 2].map((n) => ({ eventId: `evt-${n}`, payload: status(n) }));
     expect(() => webhookRequest(two, undefined)).toThrow(RangeError);
     expect(() => webhookRequest([], undefined)).toThrow(RangeError);
+  });
+});
+
+describe('webhookBatchId', () => {
+  const ids = (n: number): string[] => Array.from({ length: n }, (_, i) => `evt-${i}`);
+
+  it('is batch_ and 26 base32 characters, the same for the same events in any order', () => {
+    const id = webhookBatchId('sub_1', ids(100));
+    expect(id).toMatch(/^batch_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(webhookBatchId('sub_1', [...ids(100)].reverse())).toBe(id);
+    expect(webhookBatchId('sub_1', ids(100))).toBe(id);
+  });
+
+  it('differs for another set of events or another subscriber', () => {
+    const seen = new Set([
+      webhookBatchId('sub_1', ids(100)),
+      webhookBatchId('sub_1', ids(99)),
+      webhookBatchId('sub_1', [...ids(99), 'evt-100']),
+      webhookBatchId('sub_1', ['evt-0']),
+      webhookBatchId('sub_2', ids(100)),
+      // Ids are separated, so shifting characters between them changes the id.
+      webhookBatchId('sub_1', ['ab', 'c']),
+      webhookBatchId('sub_1', ['a', 'bc']),
+    ]);
+    expect(seen.size).toBe(7);
+  });
+
+  it('spreads over the whole alphabet (every character of the digest is used)', () => {
+    const chars = new Set(
+      Array.from({ length: 200 }, (_, i) => webhookBatchId('sub_1', [`e${i}`]).slice(6)).join(''),
+    );
+    expect(chars.size).toBe(32);
   });
 });

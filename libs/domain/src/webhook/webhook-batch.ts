@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** The most events a subscriber may take in one request (`maxEventsPerRequest`). */
 export const WEBHOOK_MAX_EVENTS_PER_REQUEST = 500;
 /** A batch stops growing at this body size (one event alone may exceed it). */
@@ -65,13 +67,38 @@ export function webhookBatchLength<T>(
   return count;
 }
 
+/** Crockford's base32 alphabet (as in ULIDs): digits and capitals without I, L, O and U. */
+const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+/** Characters of a batch id after its prefix: 130 bits of the digest, the length of a ULID. */
+const BATCH_ID_LENGTH = 26;
+
+/**
+ * The `webhook-id` of a batch request: `batch_` and 26 base32 characters of the SHA-256 of the
+ * subscriber's id and its events' ids (in sorted order). The same events to the same subscriber, in
+ * whatever order, give the same id, so a retried or replayed batch keeps its id and a receiver can
+ * deduplicate the request; any other set of events gives another id.
+ */
+export function webhookBatchId(subscriberId: string, eventIds: readonly string[]): string {
+  const hash = createHash('sha256').update(subscriberId);
+  for (const eventId of [...eventIds].sort()) hash.update('\n').update(eventId);
+  const digest = hash.digest();
+  let out = '';
+  for (let i = 0; i < BATCH_ID_LENGTH; i++) {
+    const bit = i * 5;
+    const byte = bit >> 3;
+    const pair = ((digest[byte] ?? 0) << 8) | (digest[byte + 1] ?? 0);
+    out += BASE32[(pair >> (11 - (bit & 7))) & 31];
+  }
+  return `${WEBHOOK_BATCH_ID_PREFIX}${out}`;
+}
+
 /**
  * The `webhook-id` and body of one request: a single event's own id and body, or, for a batch
- * subscriber, a `webhook.batch` body (one event or many) under `batch_<batchUlid>`.
+ * subscriber, a `webhook.batch` body (one event or many) under its webhookBatchId.
  */
 export function webhookRequest(
   items: readonly WebhookBatchItem[],
-  batch: { readonly batchUlid: string; readonly timestamp: string } | undefined,
+  batch: { readonly subscriberId: string; readonly timestamp: string } | undefined,
 ): { readonly webhookId: string; readonly body: string } {
   const first = items[0];
   if (batch === undefined && items.length === 1 && first !== undefined) {
@@ -79,7 +106,10 @@ export function webhookRequest(
   }
   if (batch === undefined) throw new RangeError('A request without a batch holds exactly one event');
   return {
-    webhookId: `${WEBHOOK_BATCH_ID_PREFIX}${batch.batchUlid}`,
+    webhookId: webhookBatchId(
+      batch.subscriberId,
+      items.map((item) => item.eventId),
+    ),
     body: webhookBatchBody(items, batch.timestamp),
   };
 }

@@ -1,4 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { AuditInterceptor } from '../auth/audit.interceptor';
+import { AuthConfig } from '../auth/auth.config';
+import { AuthGuard } from '../auth/auth.guard';
+import { AuthModule } from '../auth/auth.module';
+import { RouteAuthCheck } from '../auth/route-auth.check';
 import {
   HttpConfig,
   KafkaConfig,
@@ -25,6 +31,11 @@ export interface PlatformOptions {
   readonly kafka: boolean;
   readonly mysql: boolean;
   readonly redis: boolean;
+  /**
+   * The service has an authenticated API: API keys (needs mysql), the operator key, JWTs and the audit
+   * trail. Every service gets the guard and refuses to start with a route that declares no protection.
+   */
+  readonly api?: boolean;
   /** The service's own config classes, validated together with the platform's. */
   readonly configs?: readonly ConfigClass[];
   /** How request logs are written (see RequestLogMode); `middleware` unless said otherwise. */
@@ -50,6 +61,11 @@ export class PlatformModule {
       configs.push(RedisConfig);
       imports.push(RedisModule);
     }
+    if (options.api === true) {
+      if (!options.mysql) throw new Error('An authenticated API needs MySQL (its keys and audit trail)');
+      configs.push(AuthConfig);
+      imports.push(AuthModule);
+    }
     const serviceInfo = { provide: ServiceInfo, useValue: new ServiceInfo(options.service) };
     return {
       module: PlatformModule,
@@ -59,9 +75,16 @@ export class PlatformModule {
         LoggingModule.forRoot(options.requestLogs),
         MetricsModule,
         HealthModule,
+        DiscoveryModule,
         ...imports,
       ],
-      providers: [serviceInfo, FastRoutes],
+      providers: [
+        serviceInfo,
+        FastRoutes,
+        RouteAuthCheck,
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
+      ],
       exports: [serviceInfo, FastRoutes],
     };
   }

@@ -4,6 +4,8 @@
  */
 export enum ErrorKind {
   Invalid = 'invalid',
+  Unauthenticated = 'unauthenticated',
+  Forbidden = 'forbidden',
   NotFound = 'not-found',
   Conflict = 'conflict',
   TooLarge = 'too-large',
@@ -52,6 +54,16 @@ export class InvalidInputError extends CodedError {
   static field(code: string, field: string, reason: string): InvalidInputError {
     return new InvalidInputError(code, `${field}: ${reason}`, [{ field, reason }]);
   }
+}
+
+/** No usable credential: missing, malformed, unknown, revoked or expired (HTTP 401). */
+export class UnauthenticatedError extends CodedError {
+  override readonly kind = ErrorKind.Unauthenticated;
+}
+
+/** A known principal that may not do this (HTTP 403). */
+export class ForbiddenError extends CodedError {
+  override readonly kind = ErrorKind.Forbidden;
 }
 
 export class NotFoundError extends CodedError {

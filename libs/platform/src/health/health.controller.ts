@@ -1,7 +1,9 @@
 import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import { Public } from '../auth/auth.decorators';
 import type { FastifyReply } from 'fastify';
 import { HealthRegistry, type HealthCheckResult } from './health-registry';
 
+@Public('probes: liveness and readiness say nothing about tenants')
 @Controller('health')
 export class HealthController {
   constructor(private readonly registry: HealthRegistry) {}

@@ -14,6 +14,8 @@ export interface ErrorBody {
 
 const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = {
   [ErrorKind.Invalid]: 400,
+  [ErrorKind.Unauthenticated]: 401,
+  [ErrorKind.Forbidden]: 403,
   [ErrorKind.NotFound]: 404,
   [ErrorKind.Conflict]: 409,
   [ErrorKind.TooLarge]: 413,
@@ -42,6 +44,7 @@ export class ErrorResponseFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const [status, body] = describeError(exception);
     if (status >= 500) this.logger.error({ err: exception }, 'Request failed');
+    if (status === 401) void reply.header('www-authenticate', 'Bearer');
     void reply.status(status).send(body);
   }
 }

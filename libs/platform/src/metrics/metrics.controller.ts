@@ -1,6 +1,8 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { Public } from '../auth/auth.decorators';
 import { MetricsRegistry } from './metrics-registry';
 
+@Public('Prometheus scrape: counts and timings, no tenant data')
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly registry: MetricsRegistry) {}

@@ -183,6 +183,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'replays',
     'replayed_at',
     'created_at',
+    'tenant_id',
   ],
 };
 const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
@@ -199,6 +200,7 @@ const ALL_MIGRATION_NAMES = [
   'DeadLetters1764600000000',
   'DeadLettersReplayedIndex1764700000000',
   'CredentialsVerifyToken1764830000000',
+  'DeadLettersTenant1764840000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */
@@ -250,6 +252,7 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
     'idx_dead_letters_error_code(error_code,id)',
     'idx_dead_letters_replayed(replayed_at,source_topic,error_code)',
     'idx_dead_letters_source_topic(source_topic,id)',
+    'idx_dead_letters_tenant(tenant_id,id)',
   ],
 };
 

@@ -5,6 +5,9 @@ import { testRedisUrl } from '../redis/test-redis';
 /** A fixed, public test key for SecretBox: never use it outside tests. */
 export const TEST_SECRETS_KEYS = 'test:VEVTVCBPTkxZIC0gbm90IGEgc2VjcmV0IC0gMzJieXQ=';
 
+/** The operator key of every test service: public, never use it outside tests. */
+export const TEST_OPERATOR_KEY = 'umso_TEST-ONLY-operator-key-not-a-secret-0123456789';
+
 /**
  * The environment every service process of a test needs: the run's broker with the suite's
  * namespace, the suite's database, the local Redis, and a short consumer session so that a
@@ -23,5 +26,6 @@ export function serviceEnv(database: string, namespace: string): Record<string, 
     MYSQL_DATABASE: database,
     REDIS_URL: testRedisUrl(),
     SECRETS_KEYS: TEST_SECRETS_KEYS,
+    AUTH_OPERATOR_KEY: TEST_OPERATOR_KEY,
   };
 }

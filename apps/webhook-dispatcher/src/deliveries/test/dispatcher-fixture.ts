@@ -1,12 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { AllTopics, Channel, MessageStatus, type MessageStatusV1, Topics } from '@ums/contracts';
+import {
+  AllTopics,
+  Channel,
+  MessageStatus,
+  type MessageStatusV1,
+  type Scope,
+  TENANT_HEADER,
+  Topics,
+} from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
+  bearer,
+  createTenantKey,
   createTestDatabase,
   LoopbackSubscriber,
   serviceEnv,
   type ServiceProcess,
   startServiceProcess,
+  TEST_OPERATOR_KEY,
   testKafka,
 } from '@ums/testing';
 import type { Producer } from 'kafkajs';
@@ -33,9 +44,17 @@ export function statusEvent(
   };
 }
 
+/** Who calls the API: a key (the test operator key by default), acting for `tenant` (X-Ums-Tenant) if set. */
+export interface ApiCaller {
+  readonly key?: string;
+  readonly tenant?: string;
+}
+
 /**
  * One webhook-dispatcher process on its own database and topic namespace, a producer for the event
  * topics, and the loopback subscribers registered through its API (shared by the dispatcher e2e specs).
+ * With `scheduler`, a campaign-scheduler on the same database serves `/v1/api-keys`, so tenants' keys
+ * can be made (`tenantKey`); without it, the API is called with the operator key.
  */
 export class DispatcherFixture {
   readonly servers: LoopbackSubscriber[] = [];
@@ -46,10 +65,15 @@ export class DispatcherFixture {
     readonly names: KafkaNames,
     readonly producer: Producer,
     readonly dispatcher: ServiceProcess,
+    readonly scheduler: ServiceProcess | undefined,
   ) {}
 
   /** `env` adds to the test service env (internal subscribers are always allowed). */
-  static async start(label: string, env: Record<string, string>): Promise<DispatcherFixture> {
+  static async start(
+    label: string,
+    env: Record<string, string>,
+    options: { readonly scheduler?: boolean } = {},
+  ): Promise<DispatcherFixture> {
     const db = await createTestDatabase(label);
     const ds = createDataSource(db.settings);
     await ds.initialize();
@@ -65,34 +89,65 @@ export class DispatcherFixture {
         ...env,
       },
     });
+    const scheduler =
+      options.scheduler === true
+        ? await startServiceProcess({
+            app: 'campaign-scheduler',
+            env: { ...serviceEnv(db.settings.database, namespace), LOG_LEVEL: 'error' },
+          })
+        : undefined;
     const producer = testKafka().producer();
     await producer.connect();
-    return new DispatcherFixture(db, ds, names, producer, dispatcher);
+    return new DispatcherFixture(db, ds, names, producer, dispatcher, scheduler);
   }
 
-  /** A loopback server subscribed (internal) to message.status for `tenantId`; its secret is set. */
+  /** A new API key of `tenant` (every scope unless `scopes` says otherwise); needs `scheduler`. */
+  tenantKey(tenant: string, scopes?: readonly Scope[]): Promise<string> {
+    if (this.scheduler === undefined) throw new Error('tenantKey needs the fixture started with a scheduler');
+    return createTenantKey(this.scheduler.url, tenant, scopes);
+  }
+
+  /** One call of the dispatcher's API; the body is parsed JSON (undefined when empty). */
+  async api<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    caller: ApiCaller = {},
+  ): Promise<{ status: number; body: T }> {
+    const response = await fetch(`${this.dispatcher.url}${path}`, {
+      method,
+      headers: {
+        ...bearer(caller.key ?? TEST_OPERATOR_KEY),
+        ...(caller.tenant === undefined ? {} : { [TENANT_HEADER]: caller.tenant }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T };
+  }
+
+  /**
+   * A loopback server subscribed (internal) to message.status for `tenantId` (with the operator key
+   * acting for it, unless `caller` gives a key); its secret is set.
+   */
   async subscribe(
     tenantId: string,
     extra: Record<string, unknown> = {},
+    caller: ApiCaller = { tenant: tenantId },
   ): Promise<{ server: LoopbackSubscriber; id: string }> {
     const server = await LoopbackSubscriber.start();
     this.servers.push(server);
-    const response = await fetch(`${this.dispatcher.url}/v1/subscribers`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        tenantId,
-        url: server.url(),
-        eventTypes: ['message.status'],
-        internal: true,
-        ...extra,
-      }),
-    });
-    if (response.status !== 201)
-      throw new Error(`subscriber not created: ${response.status} ${await response.text()}`);
-    const created = (await response.json()) as { secret: string; id: string };
-    server.secret = created.secret;
-    return { server, id: created.id };
+    const created = await this.api<{ secret: string; id: string }>(
+      'POST',
+      '/v1/subscribers',
+      { url: server.url(), eventTypes: ['message.status'], internal: true, ...extra },
+      caller,
+    );
+    if (created.status !== 201)
+      throw new Error(`subscriber not created: ${created.status} ${JSON.stringify(created.body)}`);
+    server.secret = created.body.secret;
+    return { server, id: created.body.id };
   }
 
   /** Publishes status events on the status topic, keyed by campaign, acks=all. */
@@ -105,7 +160,7 @@ export class DispatcherFixture {
   }
 
   async stop(): Promise<void> {
-    await this.dispatcher.process.stop();
+    await Promise.all([this.dispatcher.process.stop(), this.scheduler?.process.stop()]);
     await Promise.all([this.producer.disconnect(), ...this.servers.map((s) => s.stop())]);
     await this.ds.destroy();
     await this.db.drop();

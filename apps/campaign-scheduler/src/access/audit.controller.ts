@@ -1,0 +1,40 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { Scope } from '@ums/contracts';
+import {
+  AuditEventsRepository,
+  Caller,
+  type Principal,
+  Requires,
+  type StoredAuditEvent,
+} from '@ums/platform';
+import { ListAuditEventsDto } from './audit.dto';
+
+export interface AuditEventView extends Omit<StoredAuditEvent, 'occurredAt'> {
+  readonly occurredAt: string;
+}
+
+/** The audit trail of the caller's tenant (the operator: every tenant's, or the X-Ums-Tenant one's). */
+@Controller('v1/audit-events')
+export class AuditController {
+  constructor(private readonly events: AuditEventsRepository) {}
+
+  @Requires(Scope.AuditRead)
+  @Get()
+  async list(
+    @Caller() principal: Principal,
+    @Query() query: ListAuditEventsDto,
+  ): Promise<{ items: AuditEventView[]; next: string | null }> {
+    const events = await this.events.list({
+      tenant: principal.tenantId,
+      limit: query.limit,
+      ...(query.before === undefined ? {} : { before: query.before }),
+      ...(query.action === undefined ? {} : { action: query.action }),
+      ...(query.principalId === undefined ? {} : { principalId: query.principalId }),
+      ...(query.since === undefined ? {} : { since: new Date(query.since) }),
+    });
+    return {
+      items: events.map((event) => ({ ...event, occurredAt: event.occurredAt.toISOString() })),
+      next: events.length === query.limit ? (events[events.length - 1]?.id ?? null) : null,
+    };
+  }
+}
