@@ -100,7 +100,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     SECRETS_KEYS: 'dev:REVWIE9OTFkgLSBub3QgYSBzZWNyZXQgLSBwdWJsaWM=',
     // The provider simulator stands in for the providers here, on whatever loopback port it got.
     PROVIDER_SIMULATOR_ENABLED: 'true',
-    PROVIDER_ENDPOINTS_SIMULATOR: 'http://127.0.0.1:*',
+    PROVIDER_ENDPOINTS_SIMULATOR: 'http://127.0.0.1:3005,http://127.0.0.1:*',
     ...options.env,
     KAFKA_BROKERS: brokers,
     MYSQL_DATABASE: options.mysqlDatabase,

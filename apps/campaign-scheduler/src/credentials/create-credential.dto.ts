@@ -5,22 +5,19 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
-  Matches,
   Max,
   MaxLength,
   Min,
   MinLength,
 } from 'class-validator';
-import { CredentialLimits, TENANT_ID_PATTERN } from './credential-limits';
+import { CredentialLimits } from './credential-limits';
 import { IsSettingsRecord } from './settings-record.validator';
 
-/** POST /v1/credentials. The provider/channel pair and floor <= ceiling are checked by the service. */
+/**
+ * POST /v1/credentials, for the caller's tenant (never named in the body). The provider/channel pair,
+ * floor <= ceiling and the provider's rules are checked by the service.
+ */
 export class CreateCredentialDto {
-  @IsString()
-  @MaxLength(CredentialLimits.tenantIdMaxLength)
-  @Matches(TENANT_ID_PATTERN, { message: 'tenantId must be letters, digits or . _ : -' })
-  tenantId!: string;
-
   @IsString() @IsNotEmpty() @MaxLength(CredentialLimits.nameMaxLength) name!: string;
 
   @IsEnum(Provider) provider!: Provider;

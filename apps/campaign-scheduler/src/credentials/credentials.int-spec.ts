@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { AllTopics } from '@ums/contracts';
+import { AllTopics, AuthErrorCode, Scope, TENANT_HEADER } from '@ums/contracts';
 import {
   createDataSource,
   ensureTopics,
@@ -10,10 +10,13 @@ import {
   SecretBox,
 } from '@ums/platform';
 import {
+  bearer,
+  createTenantKey,
   createTestDatabase,
   serviceEnv,
   type ServiceProcess,
   startServiceProcess,
+  TEST_OPERATOR_KEY,
   testKafka,
 } from '@ums/testing';
 import type { DataSource } from 'typeorm';
@@ -46,6 +49,8 @@ describe('credentials API (service process)', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let ds: DataSource;
   let service: ServiceProcess;
+  let keyA: string;
+  let keyB: string;
   const secretsKeys = `it1:${randomBytes(32).toString('base64')}`;
   const parsedKeys = parseSecretKeys(secretsKeys);
   const box = new SecretBox('keys' in parsedKeys ? parsedKeys.keys : []);
@@ -76,6 +81,8 @@ describe('credentials API (service process)', () => {
         LOG_LEVEL: 'trace',
       },
     });
+    keyA = await createTenantKey(service.url, 'tenant-a');
+    keyB = await createTenantKey(service.url, 'tenant-b');
   });
 
   afterAll(async () => {
@@ -84,10 +91,21 @@ describe('credentials API (service process)', () => {
     await database?.drop();
   });
 
-  async function call(method: string, path: string, body?: unknown): Promise<Answer> {
+  /** One call with tenant A's key unless another key (or none) is given; `tenant` names one for the operator. */
+  async function call(
+    method: string,
+    path: string,
+    body?: unknown,
+    key: string | null = keyA,
+    tenant?: string,
+  ): Promise<Answer> {
     const response = await fetch(`${service.url}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(key === null ? {} : bearer(key)),
+        ...(tenant === undefined ? {} : { [TENANT_HEADER]: tenant }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -100,7 +118,6 @@ describe('credentials API (service process)', () => {
   }
 
   const valid = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
-    tenantId: 'tenant-a',
     name: 'Twilio EU',
     provider: 'twilio',
     channel: 'sms',
@@ -416,7 +433,8 @@ describe('credentials API (service process)', () => {
       [valid({ config: { nested: { a: 1 } } }), 'config'],
       [valid({ config: { authToken: newSecret() } }), 'config'],
       [valid({ config: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }), 'config'],
-      [valid({ tenantId: undefined }), 'tenantId'],
+      // The tenant is the caller's, never named in the body.
+      [valid({ tenantId: 'tenant-b' }), 'tenantId'],
       [valid({ name: '' }), 'name'],
       [valid({ unexpected: true }), 'unexpected'],
     ];
@@ -428,40 +446,135 @@ describe('credentials API (service process)', () => {
     expect(await countCredentials()).toBe(before);
   });
 
-  it('answers 404 CREDENTIAL_NOT_FOUND for an unknown id', async () => {
+  it("answers 404 CREDENTIAL_NOT_FOUND for an unknown id and for another tenant's, alike, changing nothing", async () => {
+    const created = await call('POST', '/v1/credentials', valid({ name: 'tenant A only' }));
+    const foreignId = created.body['id'] as string;
+    const before = await storedRow(foreignId);
+    const missingId = 'cred_01NOPENOPENOPENOPENOPENOPE';
     for (const [method, body] of [
       ['GET', undefined],
-      ['PATCH', { name: 'x' }],
+      ['PATCH', { name: 'taken over' }],
+      ['PATCH', { config: { ...TWILIO_CONFIG, baseUrl: TWILIO_PROXY }, secret: newSecret() }],
     ] as const) {
-      const answer = await call(method, '/v1/credentials/cred_NOPE', body);
-      expect(answer.status).toBe(404);
-      expect((answer.body as unknown as ErrorBody).error.code).toBe('CREDENTIAL_NOT_FOUND');
+      const missing = await call(method, `/v1/credentials/${missingId}`, body, keyB);
+      const foreign = await call(method, `/v1/credentials/${foreignId}`, body, keyB);
+      expect(missing.status).toBe(404);
+      expect(foreign.status).toBe(404);
+      const shape = (answer: Answer, id: string): unknown =>
+        JSON.parse(JSON.stringify(answer.body).split(id).join('<id>'));
+      expect(shape(foreign, foreignId)).toEqual(shape(missing, missingId));
+      expect((foreign.body as unknown as ErrorBody).error.code).toBe('CREDENTIAL_NOT_FOUND');
     }
+    expect(await storedRow(foreignId)).toEqual(before);
+    expect((await call('GET', `/v1/credentials/${foreignId}`)).body['name']).toBe('tenant A only');
   });
 
-  it("lists a tenant's credentials by id pages, each exactly once", async () => {
+  it("lists only the caller's tenant; the operator lists every tenant or the one it names", async () => {
+    const seenBy = async (key: string, tenant?: string): Promise<string[]> => {
+      const ids: string[] = [];
+      let after: string | null = null;
+      do {
+        const query = new URLSearchParams({ limit: '500', ...(after === null ? {} : { after }) });
+        const page = await call('GET', `/v1/credentials?${query.toString()}`, undefined, key, tenant);
+        expect(page.status).toBe(200);
+        ids.push(...(page.body['items'] as { id: string }[]).map((item) => item.id));
+        after = page.body['nextAfter'] as string | null;
+      } while (after !== null);
+      return ids;
+    };
+    const ofA = (await call('POST', '/v1/credentials', valid())).body['id'] as string;
+    const ofB = (await call('POST', '/v1/credentials', valid(), keyB)).body['id'] as string;
+    const rows = (await ds.query('SELECT id, tenant_id FROM credentials ORDER BY id')) as {
+      id: string;
+      tenant_id: string;
+    }[];
+    const idsOf = (tenant: string): string[] =>
+      rows.filter((row) => row.tenant_id === tenant).map((row) => row.id);
+
+    expect(await seenBy(keyA)).toEqual(idsOf('tenant-a'));
+    expect(await seenBy(keyB)).toEqual(idsOf('tenant-b'));
+    expect(await seenBy(keyB)).toContain(ofB);
+    expect(await seenBy(keyB)).not.toContain(ofA);
+    expect(await seenBy(TEST_OPERATOR_KEY)).toEqual(rows.map((row) => row.id));
+    expect(await seenBy(TEST_OPERATOR_KEY, 'tenant-b')).toEqual(idsOf('tenant-b'));
+    // The operator reads and changes any tenant's by id.
+    expect((await call('GET', `/v1/credentials/${ofB}`, undefined, TEST_OPERATOR_KEY)).status).toBe(200);
+    expect(
+      (await call('PATCH', `/v1/credentials/${ofB}`, { name: 'renamed by operator' }, TEST_OPERATOR_KEY))
+        .status,
+    ).toBe(200);
+    expect((await call('GET', `/v1/credentials/${ofB}`, undefined, keyB)).body['name']).toBe(
+      'renamed by operator',
+    );
+    expect(
+      (await call('GET', `/v1/credentials/${ofB}`, undefined, TEST_OPERATOR_KEY, 'tenant-a')).status,
+    ).toBe(404);
+  });
+
+  it("creates for the caller's tenant; the operator must name one with X-Ums-Tenant", async () => {
+    const asB = await call('POST', '/v1/credentials', valid(), keyB);
+    expect(asB.body).toMatchObject({ tenantId: 'tenant-b' });
+    const before = await countCredentials();
+    const noTenant = await call('POST', '/v1/credentials', valid(), TEST_OPERATOR_KEY);
+    expect(noTenant.status).toBe(400);
+    expect((noTenant.body as unknown as ErrorBody).error.code).toBe('TENANT_REQUIRED');
+    expect(await countCredentials()).toBe(before);
+    const forC = await call('POST', '/v1/credentials', valid(), TEST_OPERATOR_KEY, 'tenant-c');
+    expect(forC.status).toBe(201);
+    expect(forC.body).toMatchObject({ tenantId: 'tenant-c' });
+  });
+
+  it('answers 401 without a key and 403 without the scope, changing nothing', async () => {
+    const id = (await call('POST', '/v1/credentials', valid())).body['id'] as string;
+    const before = await storedRow(id);
+    const count = await countCredentials();
+    const readOnly = await createTenantKey(service.url, 'tenant-a', [Scope.CredentialsRead]);
+    const campaignsOnly = await createTenantKey(service.url, 'tenant-a', [
+      Scope.CampaignsRead,
+      Scope.CampaignsWrite,
+    ]);
+    const routes: [string, string, unknown][] = [
+      ['GET', '/v1/credentials', undefined],
+      ['GET', `/v1/credentials/${id}`, undefined],
+      ['POST', '/v1/credentials', valid()],
+      ['PATCH', `/v1/credentials/${id}`, { name: 'x' }],
+    ];
+    for (const [method, path, body] of routes) {
+      const anonymous = await call(method, path, body, null);
+      expect({ method, path, status: anonymous.status }).toEqual({ method, path, status: 401 });
+      expect((anonymous.body as unknown as ErrorBody).error.code).toBe(AuthErrorCode.Missing);
+      const unscoped = await call(method, path, body, campaignsOnly);
+      expect({ method, path, status: unscoped.status }).toEqual({ method, path, status: 403 });
+      expect((unscoped.body as unknown as ErrorBody).error.code).toBe(AuthErrorCode.ScopeMissing);
+    }
+    expect((await call('GET', `/v1/credentials/${id}`, undefined, readOnly)).status).toBe(200);
+    expect((await call('POST', '/v1/credentials', valid(), readOnly)).status).toBe(403);
+    expect((await call('PATCH', `/v1/credentials/${id}`, { name: 'x' }, readOnly)).status).toBe(403);
+    expect(await storedRow(id)).toEqual(before);
+    expect(await countCredentials()).toBe(count);
+  });
+
+  it("lists the caller's credentials by id pages, each exactly once", async () => {
     const tenant = `tenant-list-${randomBytes(3).toString('hex')}`;
+    const key = await createTenantKey(service.url, tenant);
     const created: string[] = [];
     for (let i = 0; i < 7; i++) {
       const answer = await call(
         'POST',
         '/v1/credentials',
-        valid({ tenantId: tenant, name: `c${i}`, secret: newSecret() }),
+        valid({ name: `c${i}`, secret: newSecret() }),
+        key,
       );
       created.push(answer.body['id'] as string);
     }
-    await call('POST', '/v1/credentials', valid({ tenantId: `${tenant}-other` }));
+    await call('POST', '/v1/credentials', valid());
 
     const seen: string[] = [];
     const pageSizes: number[] = [];
     let after: string | null = null;
     do {
-      const query = new URLSearchParams({
-        tenantId: tenant,
-        limit: '3',
-        ...(after === null ? {} : { after }),
-      });
-      const page = await call('GET', `/v1/credentials?${query.toString()}`);
+      const query = new URLSearchParams({ limit: '3', ...(after === null ? {} : { after }) });
+      const page = await call('GET', `/v1/credentials?${query.toString()}`, undefined, key);
       expect(page.status).toBe(200);
       const items = page.body['items'] as { id: string; tenantId: string; hasSecret: boolean }[];
       for (const item of items) {
@@ -475,9 +588,13 @@ describe('credentials API (service process)', () => {
     expect(pageSizes).toEqual([3, 3, 1]);
     expect(seen).toEqual([...created].sort());
 
-    expectValidationFailure(await call('GET', `/v1/credentials?tenantId=${tenant}&limit=0`), 'limit');
-    expectValidationFailure(await call('GET', `/v1/credentials?tenantId=${tenant}&limit=501`), 'limit');
-    expectValidationFailure(await call('GET', '/v1/credentials'), 'tenantId');
+    expectValidationFailure(await call('GET', '/v1/credentials?limit=0', undefined, key), 'limit');
+    expectValidationFailure(await call('GET', '/v1/credentials?limit=501', undefined, key), 'limit');
+    // The tenant is the key's: naming one is refused, not obeyed.
+    expectValidationFailure(
+      await call('GET', '/v1/credentials?tenantId=tenant-a', undefined, key),
+      'tenantId',
+    );
   });
 
   it('updates name, settings, rates and the secret; refuses immutable fields and bad rates', async () => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel, Provider } from '@ums/contracts';
+import type { TenantFilter } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 
 export type CredentialSettings = Record<string, string | number | boolean>;
@@ -87,41 +88,55 @@ export class CredentialsRepository {
     );
   }
 
+  /** The credential when it exists and is the tenant's (any tenant's for a null filter). */
   async findById(
     id: string,
+    tenant: TenantFilter,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<CredentialRecord | undefined> {
-    const rows = (await manager.query(`SELECT ${COLUMNS} FROM credentials WHERE id = ?`, [
-      id,
-    ])) as CredentialRow[];
+    const where = byId(id, tenant);
+    const rows = (await manager.query(
+      `SELECT ${COLUMNS} FROM credentials WHERE ${where.sql}`,
+      where.params,
+    )) as CredentialRow[];
     return rows[0] === undefined ? undefined : toRecord(rows[0]);
   }
 
-  /** A tenant's credentials in id order after `after` (served by idx_credentials_tenant, which ends in the id). */
-  async listByTenant(
-    tenantId: string,
-    after: string | undefined,
-    limit: number,
-  ): Promise<CredentialRecord[]> {
-    const rows = (await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM credentials WHERE tenant_id = ? AND id > ? ORDER BY id LIMIT ?`,
-      [tenantId, after ?? '', limit],
-    )) as CredentialRow[];
+  /**
+   * A tenant's credentials in id order after `after` (served by idx_credentials_tenant, which ends in
+   * the id); every tenant's for a null filter (the primary key).
+   */
+  async list(tenant: TenantFilter, after: string | undefined, limit: number): Promise<CredentialRecord[]> {
+    const rows = (
+      tenant === null
+        ? await this.dataSource.query(`SELECT ${COLUMNS} FROM credentials WHERE id > ? ORDER BY id LIMIT ?`, [
+            after ?? '',
+            limit,
+          ])
+        : await this.dataSource.query(
+            `SELECT ${COLUMNS} FROM credentials WHERE tenant_id = ? AND id > ? ORDER BY id LIMIT ?`,
+            [tenant, after ?? '', limit],
+          )
+    ) as CredentialRow[];
     return rows.map(toRecord);
   }
 
   /**
    * Locks the row, lets `decide` compute the new values from the current ones (it may throw to
-   * refuse), writes them and returns the updated record; undefined when there is no such credential.
+   * refuse), writes them and returns the updated record; undefined when there is no such credential
+   * of the tenant (nothing of another tenant's is locked or read).
    */
   async update(
     id: string,
+    tenant: TenantFilter,
     decide: (current: CredentialRecord) => CredentialChanges,
   ): Promise<CredentialRecord | undefined> {
+    const where = byId(id, tenant);
     return this.dataSource.transaction(async (manager) => {
-      const rows = (await manager.query(`SELECT ${COLUMNS} FROM credentials WHERE id = ? FOR UPDATE`, [
-        id,
-      ])) as CredentialRow[];
+      const rows = (await manager.query(
+        `SELECT ${COLUMNS} FROM credentials WHERE ${where.sql} FOR UPDATE`,
+        where.params,
+      )) as CredentialRow[];
       if (rows[0] === undefined) return undefined;
       const next = decide(toRecord(rows[0]));
       await manager.query(
@@ -142,9 +157,16 @@ export class CredentialsRepository {
           id,
         ],
       );
-      return this.findById(id, manager);
+      return this.findById(id, tenant, manager);
     });
   }
+}
+
+/** The row by id, within the tenant unless the filter is null (an operator across tenants). */
+function byId(id: string, tenant: TenantFilter): { sql: string; params: string[] } {
+  return tenant === null
+    ? { sql: 'id = ?', params: [id] }
+    : { sql: 'id = ? AND tenant_id = ?', params: [id, tenant] };
 }
 
 function toRecord(row: CredentialRow): CredentialRecord {

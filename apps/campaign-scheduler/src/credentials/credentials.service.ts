@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { describeIssues } from '@ums/contracts';
 import { ProviderEndpointPolicy } from '@ums/domain';
-import { type FieldError, InvalidInputError, NotFoundError, SecretBox } from '@ums/platform';
+import {
+  type FieldError,
+  InvalidInputError,
+  NotFoundError,
+  SecretBox,
+  type TenantFilter,
+} from '@ums/platform';
 import { ulid } from 'ulid';
 import type { CreateCredentialDto } from './create-credential.dto';
 import { credentialProblems, endpointChangeProblems, resolveBaseUrl } from './credential-checks';
@@ -41,7 +47,7 @@ export class CredentialsService {
     private readonly endpoints: ProviderEndpointPolicy,
   ) {}
 
-  async create(dto: CreateCredentialDto): Promise<CredentialView> {
+  async create(tenantId: string, dto: CreateCredentialDto): Promise<CredentialView> {
     const channelProblem = providerChannelProblem(dto.provider, dto.channel);
     const config = resolveBaseUrl(dto.config ?? {}, this.endpoints.defaultBaseUrl(dto.provider));
     refuseIfAny([
@@ -60,7 +66,7 @@ export class CredentialsService {
     const id = `cred_${ulid()}`;
     await this.repository.insert({
       id,
-      tenantId: dto.tenantId,
+      tenantId,
       name: dto.name,
       provider: dto.provider,
       channel: dto.channel,
@@ -72,18 +78,19 @@ export class CredentialsService {
       rateFloorPerSec: dto.rateFloorPerSec,
       tenantRateCapPerSec: dto.tenantRateCapPerSec ?? null,
     });
-    return this.get(id);
+    return this.get(tenantId, id);
   }
 
-  async get(id: string): Promise<CredentialView> {
-    const record = await this.repository.findById(id);
+  /** Another tenant's credential is not found, exactly like a missing one. */
+  async get(tenant: TenantFilter, id: string): Promise<CredentialView> {
+    const record = await this.repository.findById(id, tenant);
     if (record === undefined) throw notFound(id);
     return toView(record);
   }
 
-  async list(query: ListCredentialsDto): Promise<CredentialPage> {
+  async list(tenant: TenantFilter, query: ListCredentialsDto): Promise<CredentialPage> {
     // One row more than asked tells whether another page exists.
-    const records = await this.repository.listByTenant(query.tenantId, query.after, query.limit + 1);
+    const records = await this.repository.list(tenant, query.after, query.limit + 1);
     const page = records.slice(0, query.limit);
     const last = page.at(-1);
     return {
@@ -92,14 +99,14 @@ export class CredentialsService {
     };
   }
 
-  async update(id: string, dto: UpdateCredentialDto): Promise<CredentialView> {
+  async update(tenant: TenantFilter, id: string, dto: UpdateCredentialDto): Promise<CredentialView> {
     // Sealed outside the row lock: encryption needs no database state.
     const sealed: SealedChanges = {
       secret: this.sealChange(dto.secret),
       callbackSecret: this.sealChange(dto.callbackSecret),
       verifyToken: this.sealChange(dto.webhookVerifyToken),
     };
-    const updated = await this.repository.update(id, (current) => {
+    const updated = await this.repository.update(id, tenant, (current) => {
       const next = this.merge(current, dto, sealed);
       refuseIfAny([
         ...rateProblems(next),

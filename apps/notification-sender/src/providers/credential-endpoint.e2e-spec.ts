@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { AllTopics } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
+  createTenantKey,
   createTestDatabase,
   jsonCall,
   messageStatesOf,
@@ -83,6 +84,7 @@ describe('a credential whose endpoint is changed never sends its stored secret t
   let simulator: SimulatorClient;
   let scheduler: ServiceProcess;
   let simulatorAlias: string;
+  let key: string;
   const processes: ServiceProcess[] = [];
   const secret = `sim-secret-${randomBytes(12).toString('hex')}`;
   const otherSecret = `sim-secret-${randomBytes(12).toString('hex')}`;
@@ -132,7 +134,7 @@ describe('a credential whose endpoint is changed never sends its stored secret t
     id: string,
     body: Record<string, unknown>,
   ): Promise<{ status: number; fields: string[] }> {
-    const answer = await jsonCall(scheduler.url, 'PATCH', `/v1/credentials/${id}`, body);
+    const answer = await jsonCall(scheduler.url, 'PATCH', `/v1/credentials/${id}`, body, key);
     const error = answer.body['error'] as { fields?: { field: string }[] } | undefined;
     return { status: answer.status, fields: (error?.fields ?? []).map((field) => field.field) };
   }
@@ -165,15 +167,21 @@ describe('a credential whose endpoint is changed never sends its stored secret t
   }
 
   it('refuses every way to move it, keeps sending to the allowed host, and refuses a row moved behind its back', async () => {
-    const created = await jsonCall(scheduler.url, 'POST', '/v1/credentials', {
-      tenantId: 'acme',
-      name: 'simulated provider',
-      provider: 'simulator',
-      channel: 'sms',
-      secret,
-      rateCeilingPerSec: 500,
-      rateFloorPerSec: 50,
-    });
+    key = await createTenantKey(scheduler.url, 'acme');
+    const created = await jsonCall(
+      scheduler.url,
+      'POST',
+      '/v1/credentials',
+      {
+        name: 'simulated provider',
+        provider: 'simulator',
+        channel: 'sms',
+        secret,
+        rateCeilingPerSec: 500,
+        rateFloorPerSec: 50,
+      },
+      key,
+    );
     expect(created.status).toBe(201);
     const id = created.body['id'] as string;
     // The deployment's only simulator endpoint became the credential's.
