@@ -8,8 +8,10 @@
 #
 # Apps:  campaign-scheduler, batch-expander, notification-sender, webhook-ingest,
 #        webhook-dispatcher, provider-simulator.
-# Ports: there is no EXPOSE. Each app listens on HTTP_PORT (3000..3005, see docker-compose.yml),
-#        which is runtime configuration, so the port is published by whoever runs the image.
+# Ports: there is no EXPOSE. Each app serves its API on HTTP_PORT (3000..3005, see docker-compose.yml)
+#        and /health/live, /health/ready and /metrics on MANAGEMENT_PORT (default 9464), both runtime
+#        configuration, so the ports are published by whoever runs the image. A container health check
+#        probes http://127.0.0.1:$MANAGEMENT_PORT/health/ready (docker-compose.yml has one in node).
 # Tools image (same layers, different command):
 #   node -r ./dist/tools/runtime/register-aliases.js dist/tools/migrate.js up    (default CMD)
 #   node -r ./dist/tools/runtime/register-aliases.js dist/tools/create-topics.js

@@ -13,8 +13,9 @@ import { type PipelineCampaignResult, runPipelineCampaign } from './stack/pipeli
  * --rate N (the credential's messages/s, default 5,000), --fail-rate, --error-rate and
  * --throttle-rate (shares 0..1 of permanent refusals, 5xx and 429 answers at the simulated
  * provider), --subscriber-batch N (events per webhook request the demo's subscriber asks for, 1 to 500,
- * default 1), --keep leaves the stack running (ports 3000-3005; Kafka detached in .cache/kafka/dev),
- * --kafka-port N starts the broker on that port.
+ * default 1), --keep leaves the stack running (API ports 3000-3005, management ports 3100-3105
+ * for health and metrics; Kafka detached in .cache/kafka/dev), --kafka-port N starts the broker on
+ * that port.
  */
 async function main(): Promise<void> {
   const keep = process.argv.includes('--keep');
@@ -50,15 +51,16 @@ async function main(): Promise<void> {
       onStep: say,
     });
     say(`all ${stack.services.length} services ready; Kafka at ${stack.brokers}`);
-    const rows: string[][] = [['service', 'url', 'ready', 'checks', 'metrics']];
+    const rows: string[][] = [['service', 'url', 'management', 'ready', 'checks', 'metrics']];
     for (const service of stack.services) {
-      const ready = await fetch(`${service.url}/health/ready`);
+      const ready = await fetch(`${service.managementUrl}/health/ready`);
       const body = (await ready.json()) as { checks: Record<string, { ok: boolean }> };
-      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      const metrics = await (await fetch(`${service.managementUrl}/metrics`)).text();
       const checks = Object.entries(body.checks).map(([name, r]) => `${name}:${r.ok ? 'ok' : 'FAIL'}`);
       rows.push([
         service.name,
         service.url,
+        service.managementUrl,
         String(ready.status),
         checks.join(' ') || '(none)',
         `${metrics.split('\n').filter((l) => l.startsWith('# HELP')).length} series`,

@@ -133,7 +133,7 @@ async function main(): Promise<void> {
       intervalMs: 250,
     });
 
-    const phases = await phaseBreakdown(expander.url);
+    const phases = await phaseBreakdown(expander.managementUrl);
     const figures = {
       recipients,
       csvMegabytes: Number(megabytes.toFixed(1)),
@@ -217,8 +217,8 @@ async function post<T>(url: string, body: unknown): Promise<T> {
 }
 
 /** Mean duration of each expansion phase, from the expander's own histogram. */
-async function phaseBreakdown(url: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+async function phaseBreakdown(managementUrl: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${managementUrl}/metrics`)).text();
   const sums = new Map<string, number>();
   const counts = new Map<string, number>();
   for (const match of text.matchAll(

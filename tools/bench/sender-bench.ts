@@ -275,7 +275,7 @@ async function sentCount(ds: DataSource): Promise<number> {
 async function batchQuantiles(senders: readonly ServiceProcess[]): Promise<{ p50: number; p99: number }> {
   const buckets = new Map<number, number>();
   for (const sender of senders) {
-    const text = await (await fetch(`${sender.url}/metrics`)).text();
+    const text = await (await fetch(`${sender.managementUrl}/metrics`)).text();
     for (const match of text.matchAll(
       /^ums_sender_batch_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\d+)$/gm,
     )) {

@@ -53,6 +53,8 @@ export function forServiceOptions(source: string): {
   kafka: boolean;
   mysql: boolean;
   redis: boolean;
+  /** An authenticated API (AuthConfig); optional, false when absent. */
+  api: boolean;
   configs: string[];
 } {
   const file = ts.createSourceFile('app.module.ts', source, ts.ScriptTarget.ES2022, true);
@@ -74,8 +76,9 @@ export function forServiceOptions(source: string): {
       if (ts.isPropertyAssignment(p) && p.name.getText() === name) return p.initializer;
     return undefined;
   };
-  const flag = (name: string): boolean => {
+  const flag = (name: string, optional = false): boolean => {
     const value = property(name);
+    if (value === undefined && optional) return false;
     if (
       value === undefined ||
       (value.kind !== ts.SyntaxKind.TrueKeyword && value.kind !== ts.SyntaxKind.FalseKeyword)
@@ -90,6 +93,7 @@ export function forServiceOptions(source: string): {
     kafka: flag('kafka'),
     mysql: flag('mysql'),
     redis: flag('redis'),
+    api: flag('api', true),
     configs:
       configs !== undefined && ts.isArrayLiteralExpression(configs)
         ? configs.elements.map((e) => e.getText())
@@ -133,7 +137,7 @@ function programConfig(
   return { program, configClasses: classes, variables: new Map(variables.map((v) => [v.name, v])) };
 }
 
-/** An app's variables: the platform classes forService adds (Http, Log, Runtime, and Kafka/Mysql/Redis by flag) and its own. */
+/** An app's variables: the platform classes forService adds (Http, Log, Runtime, and Kafka/Mysql/Redis/Auth by flag) and its own. */
 export function readAppConfig(root: string, app: string): ProgramConfig {
   const modulePath = join(root, 'apps', app, 'src', 'app.module.ts');
   const source = readFileSync(modulePath, 'utf8');
@@ -149,6 +153,7 @@ export function readAppConfig(root: string, app: string): ProgramConfig {
     ...(options.kafka ? ['KafkaConfig'] : []),
     ...(options.mysql ? ['MysqlConfig'] : []),
     ...(options.redis ? ['RedisConfig'] : []),
+    ...(options.api ? ['AuthConfig'] : []),
     ...options.configs,
   ];
   return programConfig(app, classes, resolveClasses(root, classes, hints));

@@ -1,5 +1,11 @@
 import { configClassesIn, envProblems, forServiceOptions, type ProgramConfig } from './app-config.reader';
-import { containerEnv, type K8sObject, publicWorkloads, quantity } from './manifest.checks';
+import {
+  containerEnv,
+  type K8sObject,
+  portsOpenToNamespace,
+  publicWorkloads,
+  quantity,
+} from './manifest.checks';
 import { metricsInPromql, promqlProblems } from './promql.checker';
 import { readZipEntry } from './kubectl-binary.helper';
 import { deflateRawSync } from 'node:zlib';
@@ -41,8 +47,14 @@ describe('config class reading', () => {
       kafka: true,
       mysql: false,
       redis: true,
+      api: false,
       configs: ['AConfig', 'BConfig'],
     });
+    expect(
+      forServiceOptions(
+        `PlatformModule.forService({ service: 'a', kafka: false, mysql: true, redis: false, api: true })`,
+      ).api,
+    ).toBe(true);
     expect(() => forServiceOptions('export class M {}')).toThrow('forService');
   });
 
@@ -147,6 +159,35 @@ describe('network reachability', () => {
       ingress: [{ from: [{ namespaceSelector: {} }] }],
     });
     expect(publicWorkloads([...objects, everyNamespace], [api, worker])).toEqual(['api', 'worker']);
+  });
+
+  it('lists the ports each other namespace may open, by its labels', () => {
+    const ingress = { name: 'ingress' };
+    const monitoring = { name: 'monitoring' };
+    const objects = [
+      policy('deny', { podSelector: {} }),
+      policy('same-ns', { podSelector: {}, ingress: [{ from: [{ podSelector: {} }] }] }),
+      policy('scrape', {
+        podSelector: {},
+        ingress: [
+          { from: [{ namespaceSelector: { matchLabels: monitoring } }], ports: [{ port: 'management' }] },
+        ],
+      }),
+      policy('api', {
+        podSelector: { matchLabels: { app: 'api' } },
+        ingress: [{ from: [{ namespaceSelector: { matchLabels: ingress } }], ports: [{ port: 'http' }] }],
+      }),
+    ];
+    expect(portsOpenToNamespace(objects, api, ingress)).toEqual(['http']);
+    expect(portsOpenToNamespace(objects, worker, ingress)).toEqual([]);
+    expect(portsOpenToNamespace(objects, api, monitoring)).toEqual(['management']);
+    expect(portsOpenToNamespace(objects, worker, { name: 'elsewhere' })).toEqual([]);
+    expect(portsOpenToNamespace([], worker, ingress)).toEqual(['*']);
+    const anyPort = policy('any', {
+      podSelector: { matchLabels: { app: 'worker' } },
+      ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }],
+    });
+    expect(portsOpenToNamespace([...objects, anyPort], worker, { name: 'elsewhere' })).toEqual(['*']);
   });
 });
 

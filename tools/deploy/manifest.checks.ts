@@ -152,6 +152,43 @@ export function publicWorkloads(objects: readonly K8sObject[], workloads: readon
   return reachable.sort();
 }
 
+/**
+ * The ports of a workload's pods that pods of another namespace, labelled `namespaceLabels`, may open under
+ * the rendered NetworkPolicies (sorted; `*` for every port). A rule admits them when it has no `from`, or a
+ * peer that is an ipBlock or a namespaceSelector selecting those labels (an empty one selects every
+ * namespace); a peer with a podSelector alone is the policy's own namespace. A rule without `ports` opens
+ * every port. Pods no ingress policy selects are open on every port.
+ */
+export function portsOpenToNamespace(
+  objects: readonly K8sObject[],
+  workload: K8sObject,
+  namespaceLabels: Record<string, string>,
+): string[] {
+  const labels = podLabelsOf(workload);
+  const applying = objectsOfKind(objects, 'NetworkPolicy').filter((p) => {
+    const spec = asRecord(p['spec']);
+    const types = spec['policyTypes'];
+    return (!Array.isArray(types) || types.includes('Ingress')) && selects(spec['podSelector'], labels);
+  });
+  if (applying.length === 0) return ['*'];
+  const open = new Set<string>();
+  for (const rule of applying.flatMap((p) => asArray(asRecord(p['spec'])['ingress']))) {
+    const from = asArray(rule['from']);
+    const admitted =
+      from.length === 0 ||
+      from.some(
+        (peer) =>
+          'ipBlock' in peer ||
+          ('namespaceSelector' in peer && selects(peer['namespaceSelector'], namespaceLabels)),
+      );
+    if (!admitted) continue;
+    const ports = asArray(rule['ports']);
+    if (ports.length === 0) open.add('*');
+    for (const port of ports) open.add(String(port['port']));
+  }
+  return [...open].sort();
+}
+
 /** Kubernetes quantity to bytes (memory) or cores (cpu). */
 export function quantity(value: unknown): number {
   const text = String(value);

@@ -7,6 +7,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { Topics } from '@ums/contracts';
 import { SERVICE_ENV, serviceNodeFlags } from '@ums/testing';
 import {
+  AuthConfig,
   type ConfigClass,
   HttpConfig,
   KafkaConfig,
@@ -31,6 +32,7 @@ import {
   objectsOfKind,
   podLabelsOf,
   podSpecOf,
+  portsOpenToNamespace,
   publicWorkloads,
   quantity,
   selects,
@@ -65,8 +67,13 @@ const CONSUMED_TOPIC: Record<string, { partitions: number }> = {
   'notification-sender': Topics.batches,
   'webhook-dispatcher': Topics.messageStatus,
 };
-const EXTERNAL_SECRETS = new Set(['ums-secrets', 'ums-migrate-secrets']);
+const EXTERNAL_SECRETS = new Set(['ums-secrets', 'ums-operator-key', 'ums-migrate-secrets']);
+/** Services holding the operator bootstrap key (AUTH_OPERATOR_KEY, Secret ums-operator-key). */
+const OPERATOR_KEY_APPS = ['campaign-scheduler', 'webhook-dispatcher'];
+/** Namespaces other than UMS's own, by their kubernetes.io/metadata.name label. */
+const namespace = (name: string): Record<string, string> => ({ 'kubernetes.io/metadata.name': name });
 const PLATFORM_CLASSES: Record<string, ConfigClass> = {
+  AuthConfig,
   HttpConfig,
   LogConfig,
   KafkaConfig,
@@ -119,7 +126,8 @@ function checkProgramEnv(
     .map((name) => PLATFORM_CLASSES[name])
     .filter((cls): cls is ConfigClass => cls !== undefined)
     // A value in a Secret created outside Git cannot be checked here, only its presence.
-    .filter((cls) => cls !== SecretsConfig || known['SECRETS_KEYS'] !== undefined);
+    .filter((cls) => cls !== SecretsConfig || known['SECRETS_KEYS'] !== undefined)
+    .filter((cls) => cls !== AuthConfig || known['AUTH_OPERATOR_KEY'] !== undefined);
   try {
     loadConfigs(classes, known);
   } catch (error) {
@@ -205,7 +213,7 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
     }
   });
 
-  it('runs each app container non-root on a read-only root filesystem, with probes on the health endpoints', () => {
+  it('runs each app container non-root on a read-only root filesystem, with probes on the management port', () => {
     for (const deployment of deployments) {
       const pod = podSpecOf(deployment);
       const podSecurity = pod['securityContext'] as Record<string, unknown>;
@@ -233,18 +241,23 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
       }
       const app = (pod['containers'] as Record<string, unknown>[])[0] ?? {};
       const env = containerEnv(app, objects, EXTERNAL_SECRETS).values;
-      const port = (app['ports'] as { name: string; containerPort: number }[])[0];
-      expect(port?.name).toBe('http');
-      expect(String(port?.containerPort)).toBe(env.get('HTTP_PORT'));
+      const ports = (app['ports'] as { name: string; containerPort: number }[]).map((p) => [
+        p.name,
+        String(p.containerPort),
+      ]);
+      expect(ports).toEqual([
+        ['http', env.get('HTTP_PORT')],
+        ['management', env.get('MANAGEMENT_PORT')],
+      ]);
       const probe = (kind: string): unknown => (app[kind] as { httpGet?: unknown } | undefined)?.httpGet;
-      expect(probe('startupProbe')).toEqual({ path: '/health/live', port: 'http' });
-      expect(probe('livenessProbe')).toEqual({ path: '/health/live', port: 'http' });
-      expect(probe('readinessProbe')).toEqual({ path: '/health/ready', port: 'http' });
+      expect(probe('startupProbe')).toEqual({ path: '/health/live', port: 'management' });
+      expect(probe('livenessProbe')).toEqual({ path: '/health/live', port: 'management' });
+      expect(probe('readinessProbe')).toEqual({ path: '/health/ready', port: 'management' });
       const annotations = ((
         deployment['spec'] as { template: { metadata: { annotations?: Record<string, string> } } }
       ).template.metadata.annotations ?? {}) as Record<string, string>;
       expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics' });
-      expect(annotations['prometheus.io/port']).toBe(env.get('HTTP_PORT'));
+      expect(annotations['prometheus.io/port']).toBe(env.get('MANAGEMENT_PORT'));
       // The drain (SHUTDOWN_TIMEOUT_MS, after the preStop pause) must end before SIGKILL.
       const preStop = (
         app['lifecycle'] as { preStop?: { exec?: { command?: string | string[] } } } | undefined
@@ -330,8 +343,53 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
     }
   });
 
-  it('lets only webhook-ingest and the API be reached from outside the namespace', () => {
-    expect(publicWorkloads(objects, appDeployments)).toEqual(PUBLIC);
+  it('opens the API port of webhook-ingest and the API to the ingress namespace only, management to monitoring', () => {
+    expect(publicWorkloads(objects, deployments)).toEqual([]);
+    const open = (labels: Record<string, string>): Record<string, readonly string[]> =>
+      Object.fromEntries(deployments.map((d) => [d.metadata.name, portsOpenToNamespace(objects, d, labels)]));
+    const each = (ports: (name: string) => readonly string[]): Record<string, readonly string[]> =>
+      Object.fromEntries(deployments.map((d) => [d.metadata.name, ports(d.metadata.name)]));
+    expect(open(namespace('ingress-nginx'))).toEqual(each((app) => (PUBLIC.includes(app) ? ['http'] : [])));
+    expect(open(namespace('monitoring'))).toEqual(each(() => ['management']));
+    expect(open(namespace('default'))).toEqual(each(() => []));
+    // The Services carry the management port too: the ServiceMonitor selects it by name.
+    for (const service of objectsOfKind(objects, 'Service').filter((s) =>
+      deployments.some((d) => d.metadata.name === s.metadata.name),
+    )) {
+      const ports = (service['spec'] as { ports: { name: string; targetPort: string }[] }).ports;
+      expect([service.metadata.name, ports.map((p) => [p.name, p.targetPort])]).toEqual([
+        service.metadata.name,
+        [
+          ['http', 'http'],
+          ['management', 'management'],
+        ],
+      ]);
+    }
+  });
+
+  it('gives the operator bootstrap key to the scheduler and dispatcher from a Secret, valued only in dev', () => {
+    for (const deployment of appDeployments) {
+      const app = (podSpecOf(deployment)['containers'] as Record<string, unknown>[])[0] ?? {};
+      const entry = (app['env'] as { name: string; valueFrom?: unknown }[]).find(
+        (e) => e.name === 'AUTH_OPERATOR_KEY',
+      );
+      expect([deployment.metadata.name, entry?.valueFrom]).toEqual([
+        deployment.metadata.name,
+        OPERATOR_KEY_APPS.includes(deployment.metadata.name)
+          ? { secretKeyRef: { name: expect.stringMatching(/^ums-operator-key/), key: 'AUTH_OPERATOR_KEY' } }
+          : undefined,
+      ]);
+    }
+    const keys = objectsOfKind(objects, 'Secret').filter((s) =>
+      s.metadata.name.startsWith('ums-operator-key'),
+    );
+    if (name !== 'dev') {
+      expect(keys).toEqual([]);
+      return;
+    }
+    const data = (keys[0]?.['data'] ?? {}) as Record<string, string>;
+    const value = Buffer.from(data['AUTH_OPERATOR_KEY'] ?? '', 'base64').toString('utf8');
+    expect(value).toMatch(/^umso_[A-Za-z0-9_-]{43,}$/);
   });
 
   it('runs migrations and topic creation as Jobs with the tools image', () => {
@@ -364,14 +422,23 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
 describe('prod overlay extras', () => {
   const prod = renders.prod;
 
-  it('carries the alert rules file as a PrometheusRule and a ServiceMonitor on the http port', () => {
+  it('carries the alert rules file as a PrometheusRule and a ServiceMonitor on the management port', () => {
     const rules = parse(read('deploy/prometheus/ums-alerts.rules.yaml')) as { groups: unknown[] };
     const rule = objectsOfKind(prod, 'PrometheusRule')[0];
     expect((rule?.['spec'] as { groups: unknown[] }).groups).toEqual(rules.groups);
     const monitor = objectsOfKind(prod, 'ServiceMonitor')[0];
     expect((monitor?.['spec'] as { endpoints: unknown[] }).endpoints).toEqual([
-      expect.objectContaining({ port: 'http', path: '/metrics' }),
+      expect.objectContaining({ port: 'management', path: '/metrics' }),
     ]);
+    // The plain Prometheus job of deploy/ scrapes the same container port.
+    const [job] = parse(read('deploy/prometheus/scrape-config.yaml')) as {
+      relabel_configs: { source_labels: string[]; action?: string; regex?: string }[];
+    }[];
+    expect(job?.relabel_configs).toContainEqual({
+      source_labels: ['__meta_kubernetes_pod_container_port_name'],
+      action: 'keep',
+      regex: 'management',
+    });
   });
 
   it('scales on consumer lag of consumer groups and a metric the code exposes', () => {

@@ -42,12 +42,12 @@ describe('the whole stack', () => {
     await database.drop();
   }, 60_000);
 
-  it('starts every app ready against its real dependencies, with metrics', async () => {
+  it('starts every app ready against its real dependencies, with metrics on its management port', async () => {
     expect(stack?.services.map((s) => s.name)).toEqual([...SERVICE_NAMES]);
     for (const service of stack?.services ?? []) {
-      const live = await fetch(`${service.url}/health/live`);
+      const live = await fetch(`${service.managementUrl}/health/live`);
       expect(live.status).toBe(200);
-      const ready = await fetch(`${service.url}/health/ready`);
+      const ready = await fetch(`${service.managementUrl}/health/ready`);
       const body = (await ready.json()) as { status: string; checks: Record<string, { ok: boolean }> };
       expect({ service: service.name, status: ready.status, body: body.status }).toEqual({
         service: service.name,
@@ -55,12 +55,23 @@ describe('the whole stack', () => {
         body: 'ok',
       });
       expect(Object.keys(body.checks).sort()).toEqual([...(EXPECTED_CHECKS[service.name] ?? [])].sort());
-      const metrics = await fetch(`${service.url}/metrics`);
+      const metrics = await fetch(`${service.managementUrl}/metrics`);
       expect(metrics.status).toBe(200);
       const text = await metrics.text();
       expect(text).toContain(`process_cpu_user_seconds_total{service="${service.name}"}`);
       if ((EXPECTED_CHECKS[service.name] ?? []).includes('kafka-producer'))
         expect(text).toContain('# HELP ums_kafka_messages_produced_total');
+      // The API port does not serve them.
+      for (const path of ['/health/live', '/health/ready', '/metrics']) {
+        const refused = await fetch(`${service.url}${path}`);
+        const error = ((await refused.json()) as { error?: { code?: string } }).error;
+        expect({ service: service.name, path, status: refused.status, code: error?.code }).toEqual({
+          service: service.name,
+          path,
+          status: 404,
+          code: 'ROUTE_NOT_FOUND',
+        });
+      }
     }
   });
 
@@ -79,14 +90,15 @@ describe('the whole stack', () => {
         REDIS_URL: 'redis://127.0.0.1:1/0',
         SECRETS_KEYS: TEST_SECRETS_KEYS,
         HTTP_PORT: '0',
+        MANAGEMENT_PORT: '0',
         LOG_LEVEL: 'info',
         HTTP_HOST: '127.0.0.1',
       },
     });
-    // Port 0 is chosen by the OS; read it back from the log line "Listening on ...".
+    // Port 0 is chosen by the OS; read the management port back from its log line.
     sender.start();
     try {
-      const url = await waitUntil('the sender to listen', () => listeningUrl(noRedisLog), {
+      const url = await waitUntil('the sender to listen', () => managementUrl(noRedisLog), {
         timeoutMs: 30_000,
         abortIf: sender.exitedUnexpectedly,
       });
@@ -129,8 +141,8 @@ describe('the whole stack', () => {
   }, 60_000);
 });
 
-function listeningUrl(logFile: string): string | undefined {
+function managementUrl(logFile: string): string | undefined {
   if (!existsSync(logFile)) return undefined;
-  const match = /Listening on (http:\/\/[^\s"]+)/.exec(readFileSync(logFile, 'utf8'));
+  const match = /Management \(health, metrics\) on (http:\/\/[^\s"]+)/.exec(readFileSync(logFile, 'utf8'));
   return match?.[1]?.replace('[::1]', '127.0.0.1');
 }

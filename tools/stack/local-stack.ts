@@ -11,6 +11,12 @@ import {
 } from '@ums/testing';
 import type { PipelineUrls } from './pipeline-campaign';
 
+/**
+ * The operator key of the local stack (the scheduler's and dispatcher's AUTH_OPERATOR_KEY), as in
+ * docker-compose.yml and the k8s dev overlay: PUBLIC, for a laptop only.
+ */
+export const DEV_OPERATOR_KEY = 'umso_DEV-ONLY-not-a-secret-public-dev-operator-key';
+
 export const SERVICE_NAMES = [
   'campaign-scheduler',
   'batch-expander',
@@ -32,7 +38,10 @@ export interface LocalStackOptions {
   readonly keepRunning?: boolean;
   readonly mysqlDatabase: string;
   readonly services?: readonly ServiceName[];
-  /** Fixed ports (3000-3005 for the demo); free ports are chosen when omitted. */
+  /**
+   * Fixed API ports (3000-3005 for the demo), and management ports (health, metrics) MANAGEMENT_PORT_OFFSET
+   * above them (3100-3105); free ports are chosen when omitted.
+   */
   readonly basePort?: number;
   readonly logDir: string;
   /** Extra environment for every process (MYSQL_HOST, REDIS_URL, LOG_LEVEL, ...). */
@@ -50,7 +59,10 @@ export interface RunningService {
   readonly name: ServiceName;
   /** `notification-sender`, then `notification-sender-2`, ... for replicas. */
   readonly label: string;
+  /** The API listener. */
   readonly url: string;
+  /** The management listener: `/health/live`, `/health/ready`, `/metrics`. */
+  readonly managementUrl: string;
   readonly process: ManagedProcess;
 }
 
@@ -98,6 +110,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     LOG_LEVEL: 'info',
     // DEV-ONLY public key (decodes to "DEV ONLY - not a secret - public"); real deployments set their own.
     SECRETS_KEYS: 'dev:REVWIE9OTFkgLSBub3QgYSBzZWNyZXQgLSBwdWJsaWM=',
+    AUTH_OPERATOR_KEY: DEV_OPERATOR_KEY,
     // The provider simulator stands in for the providers here, on whatever loopback port it got.
     PROVIDER_SIMULATOR_ENABLED: 'true',
     PROVIDER_ENDPOINTS_SIMULATOR: 'http://127.0.0.1:3005,http://127.0.0.1:*',
@@ -116,10 +129,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   for (const [index, name] of names.entries()) {
     const replicas = options.replicas?.[name] ?? 1;
     for (let replica = 1; replica <= replicas; replica++) {
-      const port =
-        options.basePort !== undefined && replica === 1
-          ? options.basePort + SERVICE_NAMES.indexOf(name)
-          : await freePort();
+      const [port, managementPort] = await servicePorts(options.basePort, name, replica);
       const label = replica === 1 ? name : `${name}-${replica}`;
       const entry = compiledEntry(`apps/${name}/src/main.ts`, options.nodeArgs);
       const proc = new ManagedProcess({
@@ -132,12 +142,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ...options.serviceEnv?.[name],
           HTTP_PORT: String(port),
           HTTP_HOST: '127.0.0.1',
+          MANAGEMENT_PORT: String(managementPort),
+          MANAGEMENT_HOST: '127.0.0.1',
         },
         logFile: join(options.logDir, `${label}.log`),
         detached: options.keepRunning,
       }).start();
-      services.push({ name, label, url: `http://127.0.0.1:${port}`, process: proc });
-      step(`started ${label} (${index + 1}/${names.length}) on port ${port}`);
+      services.push({
+        name,
+        label,
+        url: `http://127.0.0.1:${port}`,
+        managementUrl: `http://127.0.0.1:${managementPort}`,
+        process: proc,
+      });
+      step(`started ${label} (${index + 1}/${names.length}) on port ${port}, management ${managementPort}`);
     }
   }
   const stack: LocalStack = {
@@ -154,7 +172,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const service of services) {
       await waitUntil(
         `${service.label} ready`,
-        async () => (await fetch(`${service.url}/health/ready`)).status === 200,
+        async () => (await fetch(`${service.managementUrl}/health/ready`)).status === 200,
         {
           timeoutMs: 60_000,
           intervalMs: 250,
@@ -168,6 +186,26 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw error;
   }
   return stack;
+}
+
+/** How far above a service's fixed API port its management port is (basePort). */
+export const MANAGEMENT_PORT_OFFSET = 100;
+
+/** The API and management ports of one process: fixed from basePort for first replicas, else free ones. */
+async function servicePorts(
+  basePort: number | undefined,
+  name: ServiceName,
+  replica: number,
+): Promise<[number, number]> {
+  if (basePort !== undefined && replica === 1) {
+    const port = basePort + SERVICE_NAMES.indexOf(name);
+    return [port, port + MANAGEMENT_PORT_OFFSET];
+  }
+  const port = await freePort();
+  let managementPort = await freePort();
+  // The OS may hand the same just-released port out twice: the two listeners must differ.
+  while (managementPort === port) managementPort = await freePort();
+  return [port, managementPort];
 }
 
 async function runJob(

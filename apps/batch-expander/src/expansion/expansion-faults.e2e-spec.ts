@@ -336,7 +336,7 @@ describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => 
     await waitUntil(
       'the woken expander fenced out',
       async () => {
-        const metrics = await (await fetch(`${frozen.url}/metrics`)).text();
+        const metrics = await (await fetch(`${frozen.managementUrl}/metrics`)).text();
         const match = /^ums_expander_fenced_total\{[^}]*\} (\d+)/m.exec(metrics);
         return match !== null && Number(match[1]) >= 1;
       },

@@ -164,10 +164,10 @@ describe('dead letters API (scheduler process, real Kafka and MariaDB)', () => {
     const sourceTopic = names.topic(Topics.sendRequests.name);
     for (const code of ['CREDENTIAL_NOT_FOUND', 'INVALID_JSON']) {
       const labels = { source_topic: sourceTopic, error_code: code };
-      expect(await sumMetric([scheduler.url], 'ums_dead_letters_consumed_total', labels)).toBe(1);
+      expect(await sumMetric([scheduler.managementUrl], 'ums_dead_letters_consumed_total', labels)).toBe(1);
       await waitUntil(
         `${code} counted open`,
-        async () => (await sumMetric([scheduler.url], 'ums_dead_letters_open', labels)) === 1,
+        async () => (await sumMetric([scheduler.managementUrl], 'ums_dead_letters_open', labels)) === 1,
         { timeoutMs: 15_000 },
       );
     }
@@ -235,11 +235,13 @@ describe('dead letters API (scheduler process, real Kafka and MariaDB)', () => {
     await waitUntil(
       'the open gauge following the replays',
       async () =>
-        (await sumMetric([scheduler.url], 'ums_dead_letters_open', {
+        (await sumMetric([scheduler.managementUrl], 'ums_dead_letters_open', {
           source_topic: sourceTopic,
           error_code: 'CREDENTIAL_NOT_FOUND',
         })) === 0 &&
-        (await sumMetric([scheduler.url], 'ums_dead_letters_open', { source_topic: sourceTopic })) === 1,
+        (await sumMetric([scheduler.managementUrl], 'ums_dead_letters_open', {
+          source_topic: sourceTopic,
+        })) === 1,
       { timeoutMs: 15_000 },
     );
     // Nothing else was sent: the request replayed once is one message.

@@ -144,7 +144,7 @@ describe('cron scheduling with two scheduler replicas', () => {
     // Both replicas took part (SKIP LOCKED splits the work rather than one replica doing it all).
     const fired = await Promise.all(
       replicas.map(async (replica) => {
-        const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+        const metrics = await (await fetch(`${replica.managementUrl}/metrics`)).text();
         return Number(/^ums_scheduler_cron_fires_total\{[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? 0);
       }),
     );

@@ -76,7 +76,9 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
 
   /** What the senders' metrics say of a credential (to tell a slow host from AIMD cutting the rate). */
   async function senderFigures(credentialId: string): Promise<string> {
-    const urls = fixture.senders.filter((sender) => sender.process.running).map((sender) => sender.url);
+    const urls = fixture.senders
+      .filter((sender) => sender.process.running)
+      .map((sender) => sender.managementUrl);
     const credential = { credential: credentialId };
     const rates = await Promise.all(urls.map((url) => sumMetric([url], 'ums_rate_limit_rate', credential)));
     const congestion = await sumMetric(urls, 'ums_rate_limit_congestion_events_total', credential);

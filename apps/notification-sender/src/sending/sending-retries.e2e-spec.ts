@@ -175,7 +175,7 @@ describe('send retries used up, and one credential in trouble (tiers scaled to 2
     // The 503s cut only the troubled credential's rate; the healthy one was never slowed down.
     expect(
       await sumMetric(
-        fixture.senders.map((sender) => sender.url),
+        fixture.senders.map((sender) => sender.managementUrl),
         'ums_rate_limit_rate_changes_total',
         {
           credential: bad.credentialId,
@@ -185,7 +185,7 @@ describe('send retries used up, and one credential in trouble (tiers scaled to 2
     ).toBeGreaterThanOrEqual(1);
     expect(
       await sumMetric(
-        fixture.senders.map((sender) => sender.url),
+        fixture.senders.map((sender) => sender.managementUrl),
         'ums_rate_limit_rate_changes_total',
         {
           credential: good.credentialId,

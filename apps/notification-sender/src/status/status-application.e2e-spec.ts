@@ -71,7 +71,7 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
       `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, secret_ciphertext, callback_secret_ciphertext,
                                 rate_ceiling_per_sec, rate_floor_per_sec)
        VALUES ('cred_sim', 'acme', 'sim', 'simulator', 'sms', '{"baseUrl":"http://127.0.0.1:1"}', NULL, ?, 100, 1),
-              ('cred_tw', 'acme', 'tw', 'twilio', 'sms', '{"baseUrl":"http://127.0.0.1:1"}', ?, NULL, 100, 1),
+              ('cred_tw', 'acme', 'tw', 'twilio', 'sms', '{"baseUrl":"http://127.0.0.1:1","accountSid":"AC00000000000000000000000000000000"}', ?, NULL, 100, 1),
               ('cred_wa', 'acme', 'wa', 'whatsapp-cloud', 'whatsapp', '{"baseUrl":"http://127.0.0.1:1","phoneNumberId":"1065"}',
                ?, ?, 100, 1)`,
       [

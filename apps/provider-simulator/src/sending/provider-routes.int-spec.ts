@@ -533,7 +533,7 @@ describe('provider routes (simulator process)', () => {
     });
 
     it('exposes send counters on /metrics', async () => {
-      const metrics = await (await fetch(`${sim.url}/metrics`)).text();
+      const metrics = await (await fetch(`${sim.managementUrl}/metrics`)).text();
       expect(metrics).toMatch(
         /ums_sim_sends_total\{[^}]*credential_id="wa-dup"[^}]*outcome="accepted"[^}]*\} 5/,
       );

@@ -131,7 +131,7 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     // which on a loaded host can be after this test's next request.
     const pruned = /^ums_webhook_deliveries_pruned_total\{[^}]*\} [1-9]/m;
     await waitUntil('the prune counted in /metrics', async () =>
-      pruned.test(await (await fetch(`${dispatcher.url}/metrics`)).text()),
+      pruned.test(await (await fetch(`${dispatcher.managementUrl}/metrics`)).text()),
     );
   });
 

@@ -53,7 +53,7 @@ describe('webhook-dispatcher: a backlogged healthy subscriber (real process)', (
       `SELECT state, attempts, COUNT(*) AS n FROM deliveries WHERE subscriber_id = ? GROUP BY state, attempts`,
       [id],
     )) as { state: string; attempts: number | string; n: number | string }[];
-    const spilled = await sumMetric([fixture.dispatcher.url], 'ums_webhook_deliveries_total', {
+    const spilled = await sumMetric([fixture.dispatcher.managementUrl], 'ums_webhook_deliveries_total', {
       outcome: 'spilled',
     });
     process.stdout.write(

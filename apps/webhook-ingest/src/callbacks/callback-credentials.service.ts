@@ -20,6 +20,11 @@ export interface CallbackCredential {
   readonly verifyToken: string | undefined;
   /** The only SNS topic whose deliveries are accepted for an `ses` credential (`config.snsTopicArn`). */
   readonly snsTopicArn: string | undefined;
+  /**
+   * The provider account its callbacks must name: the WhatsApp business number's
+   * `config.phoneNumberId` (`metadata.phone_number_id`), or Twilio's `config.accountSid` (`AccountSid`).
+   */
+  readonly account: string | undefined;
 }
 
 // Bounds the cache when callers keep naming new ids (someone probing URLs).
@@ -92,6 +97,7 @@ export class CallbackCredentials {
           ? text('webhookVerifyToken')
           : this.open(id, stored.sealedVerifyToken),
       snsTopicArn: text('snsTopicArn'),
+      account: accountOf(provider, config),
     };
   }
 
@@ -109,4 +115,17 @@ export class CallbackCredentials {
       return undefined;
     }
   }
+}
+
+function accountOf(provider: string, config: Readonly<Record<string, unknown>>): string | undefined {
+  const name =
+    provider === (Provider.WhatsAppCloud as string)
+      ? 'phoneNumberId'
+      : provider === (Provider.Twilio as string)
+        ? 'accountSid'
+        : undefined;
+  const value = name === undefined ? undefined : config[name];
+  // The sender accepts a phone number id written as a JSON number too.
+  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  return typeof text === 'string' && text !== '' ? text : undefined;
 }

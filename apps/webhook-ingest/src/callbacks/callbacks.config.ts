@@ -1,8 +1,41 @@
 import { Expose, Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateBy,
+} from 'class-validator';
 import { ToBool, ToInt } from '@ums/platform';
 
 const MIB = 1_048_576;
+
+/** The largest body any intake route accepts. */
+export function largestBodyLimit(config: CallbacksConfig): number {
+  return Math.max(
+    config.INGEST_WHATSAPP_MAX_BODY_BYTES,
+    config.INGEST_TWILIO_MAX_BODY_BYTES,
+    config.INGEST_MITTO_MAX_BODY_BYTES,
+    config.INGEST_SIMULATOR_MAX_BODY_BYTES,
+    config.INGEST_SES_MAX_BODY_BYTES,
+  );
+}
+
+// Every body a route accepts must fit in the budget, or the largest callbacks could never be taken.
+const FitsLargestBody = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'fitsLargestBody',
+    validator: {
+      validate: (value: unknown, args) =>
+        typeof value === 'number' && value >= largestBodyLimit(args?.object as CallbacksConfig),
+      defaultMessage: () => 'INGEST_MAX_INFLIGHT_BYTES must be at least the largest INGEST_*_MAX_BODY_BYTES',
+    },
+  });
 
 /** Webhook ingest settings (validated once at start-up). */
 export class CallbacksConfig {
@@ -18,6 +51,18 @@ export class CallbacksConfig {
   @Expose() @ToInt() @IsInt() @Min(1024) @Max(64 * MIB) INGEST_MITTO_MAX_BODY_BYTES = 64 * 1024;
   @Expose() @ToInt() @IsInt() @Min(1024) @Max(64 * MIB) INGEST_SIMULATOR_MAX_BODY_BYTES = 8 * MIB;
   @Expose() @ToInt() @IsInt() @Min(1024) @Max(64 * MIB) INGEST_SES_MAX_BODY_BYTES = 256 * 1024;
+
+  /**
+   * Callback body bytes the process holds at once, over all requests (declared lengths are taken
+   * before a body is read, chunked bodies as they stream). A callback beyond it is answered 503 with
+   * Retry-After, unread, so a flood of large posts cannot exhaust the memory.
+   */
+  @Expose()
+  @ToInt()
+  @IsInt()
+  @Max(1024 * MIB)
+  @FitsLargestBody()
+  INGEST_MAX_INFLIGHT_BYTES = 32 * MIB;
 
   /**
    * Hosts SNS certificate and subscribe URLs may name (a regular expression). Only the default,

@@ -1,8 +1,10 @@
 import { Controller, Get, type OnModuleInit, Param, Query, Res } from '@nestjs/common';
 import { Provider } from '@ums/contracts';
-import { type FastAnswer, type FastRequest, FastRoutes, Public } from '@ums/platform';
+import { type FastAnswer, type FastRequest, FastRoutes, InFlightBytes, Public } from '@ums/platform';
 import type { FastifyReply } from 'fastify';
+import type { CallbackCredential } from './callback-credentials.service';
 import { CallbacksConfig } from './callbacks.config';
+import { CallbacksMetrics } from './callbacks.metrics';
 import { CallbacksService } from './callbacks.service';
 
 // SNS posts JSON as text/plain.
@@ -12,7 +14,10 @@ const TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>
 /**
  * One intake URL per provider and credential. Every answer is given only after the events are on
  * Kafka (2xx), or says why not: 400 bad signature or body, 404 unknown credential, 413 too large,
- * 503 Kafka or the database unavailable (the provider retries).
+ * 503 Kafka or the database unavailable, or too many body bytes in flight (the provider retries).
+ * The credential is looked up from the path before any of the body is read: an unknown one is
+ * answered 404 with the body unread, and only known credentials' bodies count against
+ * INGEST_MAX_INFLIGHT_BYTES.
  *
  * The POST intakes are fast routes (answered before Fastify and Nest, see FastRoutes in the
  * platform): a callback is small and they come by the thousand per second, so the framework's work
@@ -27,9 +32,15 @@ export class CallbacksController implements OnModuleInit {
     private readonly callbacks: CallbacksService,
     private readonly config: CallbacksConfig,
     private readonly routes: FastRoutes,
+    private readonly metrics: CallbacksMetrics,
   ) {}
 
   onModuleInit(): void {
+    const inFlight = new InFlightBytes({
+      limitBytes: this.config.INGEST_MAX_INFLIGHT_BYTES,
+      onRefused: () => this.metrics.inFlightRefusals.inc(),
+    });
+    this.metrics.track(inFlight);
     const intakes: readonly [Provider, string, number][] = [
       [Provider.WhatsAppCloud, 'whatsapp', this.config.INGEST_WHATSAPP_MAX_BODY_BYTES],
       [Provider.Twilio, 'twilio', this.config.INGEST_TWILIO_MAX_BODY_BYTES],
@@ -43,6 +54,8 @@ export class CallbacksController implements OnModuleInit {
         path: `/v1/callbacks/${segment}/:credentialId`,
         bodyLimitBytes,
         contentTypes: CONTENT_TYPES,
+        inFlight,
+        admit: (head) => this.callbacks.credentialFor(provider, head.params['credentialId'] ?? ''),
         handle: (request) => this.intake(provider, request),
       });
     }
@@ -60,8 +73,8 @@ export class CallbacksController implements OnModuleInit {
     return challenge;
   }
 
-  private async intake(provider: Provider, request: FastRequest): Promise<FastAnswer> {
-    const receipt = await this.callbacks.ingest(provider, request.params['credentialId'] ?? '', {
+  private async intake(provider: Provider, request: FastRequest<CallbackCredential>): Promise<FastAnswer> {
+    const receipt = await this.callbacks.ingest(request.admitted, {
       rawBody: request.body,
       headers: request.headers,
       url: request.url,

@@ -16,6 +16,8 @@ import {
   twilioSignatureMatches,
 } from '@ums/domain';
 import { InvalidInputError, NotFoundError, UnavailableError } from '@ums/platform';
+import { PinoLogger } from 'nestjs-pino';
+import { bindWhatsAppBody, twilioAccountSid } from './account-binding';
 import { type CallbackCredential, CallbackCredentials } from './callback-credentials.service';
 import { CallbacksConfig } from './callbacks.config';
 import { CallbacksMetrics } from './callbacks.metrics';
@@ -37,10 +39,15 @@ export interface CallbackReceipt {
   readonly ignored: number;
 }
 
+type Refuse = (field: string, reason: string) => never;
+
 /**
  * Verifies a provider callback on its raw body, reads it into provider events and publishes them
  * (acks=all) before the caller answers 2xx; when Kafka does not acknowledge in time the caller
  * answers 503 and the provider retries (a publish that lands late is absorbed by the consumer).
+ * A verified callback must also name the credential's provider account: WhatsApp changes of another
+ * `phone_number_id` are ignored, a Twilio post of another `AccountSid` is refused (400
+ * ACCOUNT_MISMATCH).
  */
 @Injectable()
 export class CallbacksService {
@@ -50,11 +57,14 @@ export class CallbacksService {
     private readonly config: CallbacksConfig,
     private readonly metrics: CallbacksMetrics,
     private readonly sns: SnsClient,
-  ) {}
+    private readonly logger: PinoLogger,
+  ) {
+    this.logger.setContext(CallbacksService.name);
+  }
 
   /** Meta's subscription check: answers `hub.challenge` when the verify token matches. */
   async whatsAppChallenge(credentialId: string, query: Readonly<Record<string, unknown>>): Promise<string> {
-    const credential = await this.credential(Provider.WhatsAppCloud, credentialId);
+    const credential = await this.credentialFor(Provider.WhatsAppCloud, credentialId);
     const mode = query['hub.mode'];
     const token = query['hub.verify_token'];
     const challenge = query['hub.challenge'];
@@ -77,9 +87,14 @@ export class CallbacksService {
     return challenge;
   }
 
-  async ingest(provider: Provider, credentialId: string, request: CallbackRequest): Promise<CallbackReceipt> {
-    const credential = await this.credential(provider, credentialId);
-    const context: CallbackContext = { provider, credentialId, receivedAt: new Date().toISOString() };
+  /** Verifies, reads and publishes one callback for `credential` (from credentialFor). */
+  async ingest(credential: CallbackCredential, request: CallbackRequest): Promise<CallbackReceipt> {
+    const provider = credential.provider;
+    const context: CallbackContext = {
+      provider,
+      credentialId: credential.id,
+      receivedAt: new Date().toISOString(),
+    };
     const parse = await this.verifyAndParse(credential, request, context);
     if (!parse.ok) {
       this.metrics.callbacks.inc({ provider, result: 'malformed' });
@@ -100,7 +115,8 @@ export class CallbacksService {
     return { published: parse.events.length, ignored: parse.ignored };
   }
 
-  private async credential(provider: Provider, credentialId: string): Promise<CallbackCredential> {
+  /** The credential a callback URL names, for `provider`; NotFoundError otherwise (before any body is read). */
+  async credentialFor(provider: Provider, credentialId: string): Promise<CallbackCredential> {
     let credential: CallbackCredential | undefined;
     try {
       credential = await this.credentials.load(credentialId);
@@ -126,7 +142,7 @@ export class CallbacksService {
       const value = request.headers[name];
       return Array.isArray(value) ? value[0] : value;
     };
-    const refuse = (field: string, reason: string): never => {
+    const refuse: Refuse = (field, reason) => {
       this.metrics.callbacks.inc({ provider: context.provider, result: 'bad_signature' });
       throw InvalidInputError.field('SIGNATURE_INVALID', field, reason);
     };
@@ -143,21 +159,11 @@ export class CallbacksService {
         const json = parseJsonBody(request.rawBody);
         if (!json.ok) return json;
         return context.provider === Provider.WhatsAppCloud
-          ? parseWhatsAppCallback(json.value, context)
+          ? this.parseWhatsApp(credential, json.value, context, refuse)
           : parseSimulatorCallback(json.value, context);
       }
-      case Provider.Twilio: {
-        const params = formParams(request.rawBody);
-        if (!params.ok) return params;
-        const base = this.config.INGEST_PUBLIC_BASE_URL ?? request.origin;
-        if (
-          !twilioSignatureMatches(secret, `${base}${request.url}`, params.value, header('x-twilio-signature'))
-        ) {
-          return refuse('x-twilio-signature', 'missing or not the signature of this URL and form');
-        }
-        const query = new URL(request.url, 'http://x').searchParams.get('ums_message_id') ?? undefined;
-        return parseTwilioCallback(params.value, { umsMessageId: query }, context);
-      }
+      case Provider.Twilio:
+        return this.verifyAndParseTwilio(credential, secret, request, context, refuse);
       case Provider.Mitto: {
         const token = header('x-mitto-token');
         if (token === undefined || !constantTimeEquals(token, secret)) {
@@ -169,6 +175,70 @@ export class CallbacksService {
     }
   }
 
+  /** A verified Meta webhook, kept to the credential's phone number (other numbers' changes ignored). */
+  private parseWhatsApp(
+    credential: CallbackCredential,
+    body: unknown,
+    context: CallbackContext,
+    refuse: Refuse,
+  ): CallbackParse {
+    if (credential.account === undefined)
+      return refuse('credential', 'has no config.phoneNumberId to accept');
+    const bound = bindWhatsAppBody(body, credential.account);
+    const parse = parseWhatsAppCallback(bound.body, context);
+    if (bound.issues.length > 0)
+      return { ok: false, issues: [...(parse.ok ? [] : parse.issues), ...bound.issues] };
+    if (bound.foreign === 0 || !parse.ok) return parse;
+    this.metrics.foreignAccounts.inc({ provider: context.provider }, bound.foreign);
+    this.logger.warn(
+      {
+        credentialId: credential.id,
+        phoneNumberId: credential.account,
+        foreignPhoneNumberIds: bound.foreignPhoneNumberIds,
+        changes: bound.foreign,
+      },
+      "WhatsApp callback changes of another phone_number_id than the credential's ignored (not published)",
+    );
+    return { ...parse, ignored: parse.ignored + bound.foreign };
+  }
+
+  /** Twilio signs the URL as called plus the form; the form must name the credential's AccountSid. */
+  private verifyAndParseTwilio(
+    credential: CallbackCredential,
+    secret: string,
+    request: CallbackRequest,
+    context: CallbackContext,
+    refuse: Refuse,
+  ): CallbackParse {
+    const params = formParams(request.rawBody);
+    if (!params.ok) return params;
+    const base = this.config.INGEST_PUBLIC_BASE_URL ?? request.origin;
+    const signature = request.headers['x-twilio-signature'];
+    if (
+      !twilioSignatureMatches(
+        secret,
+        `${base}${request.url}`,
+        params.value,
+        Array.isArray(signature) ? signature[0] : signature,
+      )
+    ) {
+      return refuse('x-twilio-signature', 'missing or not the signature of this URL and form');
+    }
+    if (credential.account === undefined) return refuse('credential', 'has no config.accountSid to accept');
+    const accountSid = twilioAccountSid(params.value);
+    if (accountSid !== credential.account) {
+      this.metrics.foreignAccounts.inc({ provider: context.provider });
+      this.metrics.callbacks.inc({ provider: context.provider, result: 'foreign_account' });
+      this.logger.warn(
+        { credentialId: credential.id, accountSid: accountSid?.slice(0, 64) ?? null },
+        "Twilio callback of another AccountSid than the credential's refused",
+      );
+      throw InvalidInputError.field('ACCOUNT_MISMATCH', 'AccountSid', "is not the credential's account");
+    }
+    const query = new URL(request.url, 'http://x').searchParams.get('ums_message_id') ?? undefined;
+    return parseTwilioCallback(params.value, { umsMessageId: query }, context);
+  }
+
   /**
    * SNS: the envelope is signed by AWS with the certificate at SigningCertURL (an SNS host only);
    * the topic must be the credential's, or anyone's topic could post for it. A subscription is
@@ -178,7 +248,7 @@ export class CallbacksService {
     credential: CallbackCredential,
     request: CallbackRequest,
     context: CallbackContext,
-    refuse: (field: string, reason: string) => never,
+    refuse: Refuse,
   ): Promise<CallbackParse> {
     const json = parseJsonBody(request.rawBody);
     if (!json.ok) return json;

@@ -2,15 +2,18 @@ import type { INestApplication, Type } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import { HttpConfig, RuntimeConfig } from '../config/common.config';
 import { createServiceApp, type ServiceAppOptions } from '../http/create-service-app';
+import { ManagementServer } from '../management/management-server';
 import { applyHeapGrowth } from './heap-growth';
 
 export type BootstrapOptions = ServiceAppOptions;
 
 /**
- * Starts a service on Fastify with JSON logs and graceful shutdown: on SIGTERM/SIGINT Nest
- * stops consumers (in-flight work finishes and commits), then closes producers and pools.
- * If that takes longer than SHUTDOWN_TIMEOUT_MS the process exits anyway; Kafka redelivers
- * whatever was not committed, and the idempotent handlers absorb it.
+ * Starts a service on Fastify (the API listener, HTTP_HOST:HTTP_PORT) and its management listener
+ * (MANAGEMENT_HOST:MANAGEMENT_PORT: health and metrics), with JSON logs and graceful shutdown: on
+ * SIGTERM/SIGINT readiness turns 503 and Nest stops consumers (in-flight work finishes and commits),
+ * then closes producers, pools and, last, the management listener. If that takes longer than
+ * SHUTDOWN_TIMEOUT_MS the process exits anyway; Kafka redelivers whatever was not committed, and the
+ * idempotent handlers absorb it.
  */
 export async function bootstrapService(
   rootModule: Type<unknown>,
@@ -42,5 +45,8 @@ export async function bootstrapService(
   }
   await app.listen(http.HTTP_PORT, http.HTTP_HOST);
   logger.log(`Listening on ${await app.getUrl()}`);
+  // After the API listens, so that a ready answer means the API accepts connections.
+  const management = await app.get(ManagementServer).listen();
+  logger.log(`Management (health, metrics) on ${management}`);
   return app;
 }

@@ -20,6 +20,7 @@ import { HealthModule } from '../health/health.module';
 import { FastRoutes } from '../http/fast-routes.registry';
 import { KafkaModule } from '../kafka/kafka.module';
 import { LoggingModule, type RequestLogMode } from '../logging/logging.module';
+import { ManagementModule } from '../management/management.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MysqlModule } from '../mysql/mysql.module';
 import { RedisModule } from '../redis/redis.module';
@@ -43,7 +44,10 @@ export interface PlatformOptions {
   readonly env?: EnvSource;
 }
 
-/** Composes config, logs, metrics, health and the chosen infrastructure for one service. */
+/**
+ * Composes config, logs, metrics, health (and the management listener serving them) and the chosen
+ * infrastructure for one service.
+ */
 @Module({})
 export class PlatformModule {
   static forService(options: PlatformOptions): DynamicModule {
@@ -75,6 +79,7 @@ export class PlatformModule {
         LoggingModule.forRoot(options.requestLogs),
         MetricsModule,
         HealthModule,
+        ManagementModule,
         DiscoveryModule,
         ...imports,
       ],

@@ -1,4 +1,4 @@
-import { Expose } from 'class-transformer';
+import { Expose, Transform } from 'class-transformer';
 import {
   ArrayMinSize,
   IsIn,
@@ -10,16 +10,55 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateBy,
 } from 'class-validator';
 import { ToInt, ToList } from './env-transforms';
+
+/** The management port when MANAGEMENT_PORT is unset (OpenTelemetry's Prometheus exporter port). */
+export const DEFAULT_MANAGEMENT_PORT = 9464;
+
+/** A port that must not equal another port variable of the same class (0, "any free port", may repeat). */
+function DiffersFrom(other: string): PropertyDecorator {
+  return ValidateBy({
+    name: 'differsFrom',
+    constraints: [other],
+    validator: {
+      validate: (value: unknown, args) =>
+        value === 0 || value !== (args?.object as Record<string, unknown>)[other],
+      defaultMessage: (args) => `${args?.property ?? 'port'} must differ from ${other}`,
+    },
+  });
+}
 
 // Each class is one concern; an app lists the ones it needs (composition, no base class).
 
 export class HttpConfig {
   @Expose() @IsString() @IsNotEmpty() HTTP_HOST = '0.0.0.0';
   @Expose() @ToInt() @IsInt() @Min(0) @Max(65535) HTTP_PORT!: number;
+  /**
+   * The management listener: `/health/live`, `/health/ready` and `/metrics`, unauthenticated, for probes
+   * and scrapes only (the API port answers 404 there). 0 picks a free port.
+   */
+  @Expose()
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  @DiffersFrom('HTTP_PORT')
+  MANAGEMENT_PORT = DEFAULT_MANAGEMENT_PORT;
+  /** The management listener's address; HTTP_HOST's when unset or empty (see managementHost). */
+  @Expose()
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
+  @IsString()
+  MANAGEMENT_HOST?: string;
   /** Time allowed to finish in-flight work after SIGTERM before the process exits anyway. */
   @Expose() @ToInt() @IsInt() @Min(1000) @Max(600_000) SHUTDOWN_TIMEOUT_MS = 15_000;
+}
+
+/** Where the management listener binds: MANAGEMENT_HOST, or HTTP_HOST when that is unset. */
+export function managementHost(http: HttpConfig): string {
+  return http.MANAGEMENT_HOST ?? http.HTTP_HOST;
 }
 
 export class RuntimeConfig {

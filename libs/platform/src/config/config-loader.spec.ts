@@ -1,4 +1,12 @@
-import { HttpConfig, KafkaConfig, MysqlConfig, RedisConfig, RuntimeConfig } from './common.config';
+import {
+  DEFAULT_MANAGEMENT_PORT,
+  HttpConfig,
+  KafkaConfig,
+  managementHost,
+  MysqlConfig,
+  RedisConfig,
+  RuntimeConfig,
+} from './common.config';
 import { ConfigValidationError, loadConfig, loadConfigs } from './config-loader';
 
 describe('loadConfigs', () => {
@@ -56,6 +64,30 @@ describe('loadConfigs', () => {
     );
     expect(() => loadConfig(KafkaConfig, { ...brokers, KAFKA_FETCH_MAX_BYTES: '67108865' })).toThrow(
       'KAFKA_FETCH_MAX_BYTES',
+    );
+  });
+
+  it('puts the management listener on its own port, on HTTP_HOST unless told otherwise', () => {
+    const unset = loadConfig(HttpConfig, { HTTP_PORT: '3000' });
+    expect([unset.MANAGEMENT_PORT, managementHost(unset)]).toEqual([DEFAULT_MANAGEMENT_PORT, '0.0.0.0']);
+    expect(managementHost(loadConfig(HttpConfig, { HTTP_PORT: '3000', HTTP_HOST: '127.0.0.1' }))).toBe(
+      '127.0.0.1',
+    );
+    const both = loadConfig(HttpConfig, {
+      HTTP_PORT: '0',
+      HTTP_HOST: '127.0.0.1',
+      MANAGEMENT_PORT: '0',
+      MANAGEMENT_HOST: '10.0.0.7',
+    });
+    expect([both.HTTP_PORT, both.MANAGEMENT_PORT, managementHost(both)]).toEqual([0, 0, '10.0.0.7']);
+    expect(() => loadConfig(HttpConfig, { HTTP_PORT: '3000', MANAGEMENT_PORT: '3000' })).toThrow(
+      'MANAGEMENT_PORT: MANAGEMENT_PORT must differ from HTTP_PORT',
+    );
+    expect(() => loadConfig(HttpConfig, { HTTP_PORT: '3000', MANAGEMENT_PORT: '70000' })).toThrow(
+      'MANAGEMENT_PORT',
+    );
+    expect(managementHost(loadConfig(HttpConfig, { HTTP_PORT: '3000', MANAGEMENT_HOST: '' }))).toBe(
+      '0.0.0.0',
     );
   });
 

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
-import { HealthController } from './health.controller';
 import { HealthRegistry } from './health-registry';
 
+/** The readiness checks of the service, served by the management listener (management/). */
 @Global()
-@Module({ controllers: [HealthController], providers: [HealthRegistry], exports: [HealthRegistry] })
+@Module({ providers: [HealthRegistry], exports: [HealthRegistry] })
 export class HealthModule {}

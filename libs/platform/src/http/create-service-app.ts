@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger } from 'nestjs-pino';
 import { ErrorResponseFilter } from './error-response.filter';
 import { FastRoutes } from './fast-routes.registry';
+import { TrustedProxies } from './trusted-proxies';
 import { createValidationPipe } from './validation.pipe';
 
 export interface ServiceAppOptions {
@@ -19,7 +20,12 @@ export async function createServiceApp(
   rootModule: Type<unknown>,
   options: ServiceAppOptions = {},
 ): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1_048_576, trustProxy: true });
+  // X-Forwarded-* count only from TRUSTED_PROXY_CIDRS (validated here, before anything starts).
+  const trustedProxies = TrustedProxies.fromEnv();
+  const adapter = new FastifyAdapter({
+    bodyLimit: options.bodyLimitBytes ?? 1_048_576,
+    trustProxy: trustedProxies.fastifyRule,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule, adapter, { bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.flushLogs();
@@ -32,6 +38,6 @@ export async function createServiceApp(
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ErrorResponseFilter());
   // Fast routes (registered by features while their modules start) are answered before Fastify.
-  app.get(FastRoutes).install(app.getHttpServer());
+  app.get(FastRoutes).install(app.getHttpServer(), { trustedProxies });
   return app;
 }

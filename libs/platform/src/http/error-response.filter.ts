@@ -49,17 +49,32 @@ export class ErrorResponseFilter implements ExceptionFilter {
   }
 }
 
+/**
+ * What a 5xx answer says: its code and a fixed text, never the error's own message (which may carry
+ * a driver's or a broker's error text, a host or a query); the whole error goes to the service log.
+ */
+const SERVER_ERROR_MESSAGES: Readonly<Record<number, string>> = {
+  500: 'Unexpected error; see the service log',
+  503: 'Service unavailable; retry later',
+};
+
+function serverErrorMessage(status: number): string {
+  return SERVER_ERROR_MESSAGES[status] ?? `Server error ${status}; see the service log`;
+}
+
 /** The status and body answering `exception`: the one error shape, also used by fast routes. */
 export function describeError(exception: unknown): [number, ErrorBody] {
   if (exception instanceof CodedError) {
+    const status = STATUS_BY_KIND[exception.kind];
     const fields = exception instanceof InvalidInputError ? exception.fields : undefined;
     return [
-      STATUS_BY_KIND[exception.kind],
+      status,
       {
         error: {
           code: exception.code,
-          message: exception.message,
+          message: status >= 500 ? serverErrorMessage(status) : exception.message,
           ...(fields && fields.length > 0 ? { fields } : {}),
+          // Details are built for callers (an import id), so a 5xx keeps them.
           ...(exception.details ? { details: exception.details } : {}),
         },
       },
@@ -68,14 +83,23 @@ export function describeError(exception: unknown): [number, ErrorBody] {
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const code = status === 404 ? 'ROUTE_NOT_FOUND' : `HTTP_${status}`;
-    return [status, { error: { code, message: exception.message } }];
+    return [
+      status,
+      { error: { code, message: status >= 500 ? serverErrorMessage(status) : exception.message } },
+    ];
   }
   if (isFastifyError(exception)) {
     // Fastify's own refusals (body too large, bad content type, malformed JSON) keep their status.
+    const status = exception.statusCode;
     return [
-      exception.statusCode,
-      { error: { code: exception.code ?? `HTTP_${exception.statusCode}`, message: exception.message } },
+      status,
+      {
+        error: {
+          code: exception.code ?? `HTTP_${status}`,
+          message: status >= 500 ? serverErrorMessage(status) : exception.message,
+        },
+      },
     ];
   }
-  return [500, { error: { code: 'UNEXPECTED', message: 'Unexpected error; see the service log' } }];
+  return [500, { error: { code: 'UNEXPECTED', message: serverErrorMessage(500) } }];
 }

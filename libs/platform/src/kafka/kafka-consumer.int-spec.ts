@@ -65,6 +65,7 @@ describe('Kafka consumer (real broker, fixture process)', () => {
       logFile: join(testLogDir(), `${name}.log`),
       env: {
         HTTP_PORT: '0',
+        MANAGEMENT_PORT: '0',
         LOG_LEVEL: 'warn',
         KAFKA_BROKERS: testBrokers().join(','),
         FIXTURE_TOPIC: topic.name,
@@ -187,7 +188,7 @@ describe('Kafka consumer (real broker, fixture process)', () => {
       FIXTURE_REDIS_KEY: `test:stall:${randomBytes(4).toString('hex')}`,
       FIXTURE_WORK_MS: '120000',
       FIXTURE_STALL_MS: '1500',
-      HTTP_PORT: String(port),
+      MANAGEMENT_PORT: String(port),
     }).start();
     const ready = async () => {
       const res = await fetch(`http://127.0.0.1:${port}/health/ready`);

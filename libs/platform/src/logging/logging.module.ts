@@ -1,13 +1,27 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import { stdSerializers } from 'pino';
 import { ServiceInfo } from '../bootstrap/service-info';
 import { LogConfig } from '../config/common.config';
 import { isProbeUrl, requestLogLevel } from './request-log-level';
 import { RequestLogHook } from './request-log.hook';
+import { serializeRequest } from './request-log-serializer';
+
+/**
+ * The serializers of every service log: requests through the header allowlist and query redaction
+ * (serializeRequest), answers and errors as pino writes them. Given as they are (not wrapped around
+ * pino's own request serializer), so the request serializer sees the request itself: a Fastify
+ * request's client address and protocol come from the trusted-proxy rule.
+ */
+export const LOG_SERIALIZERS = {
+  req: serializeRequest,
+  res: stdSerializers.res,
+  err: stdSerializers.err,
+} as const;
 
 /**
  * How request logs are written (one line per answered request, level by status: 5xx error, 4xx warn,
- * others debug; health and metrics probes are never logged):
+ * others debug; health and metrics probes are never logged; headers from LOGGED_REQUEST_HEADERS only):
  * - `middleware`: pino-http on every route. Each request gets a child logger bound to the
  *   serialized request and a request context, so what the handlers log carries `req` too.
  * - `hook`: a Fastify `onResponse` hook writes the same line with the same fields, serializing the
@@ -33,15 +47,11 @@ export class LoggingModule {
             pinoHttp: {
               level: config.LOG_LEVEL,
               base: { service: service.name, instance: service.instanceId },
-              redact: {
-                paths: [
-                  'req.headers.authorization',
-                  'req.headers["x-hub-signature-256"]',
-                  '*.secret',
-                  '*.password',
-                ],
-                censor: '[redacted]',
-              },
+              serializers: LOG_SERIALIZERS,
+              wrapSerializers: false,
+              // Request headers are logged from an allowlist (LOGGED_REQUEST_HEADERS); these catch
+              // fields of what handlers log themselves.
+              redact: { paths: ['*.secret', '*.password'], censor: '[redacted]' },
               autoLogging: { ignore: (req) => isProbeUrl(req.url) },
               customLogLevel: (_req, res, err) => requestLogLevel(res.statusCode, err),
             },

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import fastify, { type FastifyInstance } from 'fastify';
-import { pino, stdSerializers } from 'pino';
+import { pino } from 'pino';
+import { LOG_SERIALIZERS } from './logging.module';
 import { writeRequestLog } from './request-log.hook';
 
 interface Line {
@@ -24,19 +25,8 @@ async function appLoggingAt(level: string, lines: Line[]): Promise<FastifyInstan
       done();
     },
   });
-  // The serializers pino-http gives the root logger, and the platform's redaction.
-  const logger = pino(
-    {
-      level,
-      serializers: {
-        req: stdSerializers.req,
-        res: stdSerializers.res,
-        err: stdSerializers.err,
-      },
-      redact: { paths: ['req.headers["x-hub-signature-256"]'], censor: '[redacted]' },
-    },
-    stream,
-  );
+  // The serializers the platform gives the root logger.
+  const logger = pino({ level, serializers: LOG_SERIALIZERS }, stream);
   const app = fastify();
   app.addHook('onResponse', (request, reply, done) => {
     writeRequestLog(logger, request, reply);
@@ -55,16 +45,28 @@ describe('writeRequestLog', () => {
     const lines: Line[] = [];
     const app = await appLoggingAt('info', lines);
     await app.inject({ method: 'GET', url: '/ok' });
-    await app.inject({ method: 'GET', url: '/refused?x=1', headers: { 'x-hub-signature-256': 'sha256=ab' } });
+    await app.inject({
+      method: 'GET',
+      url: '/refused?x=1&token=t0k',
+      headers: { 'x-hub-signature-256': 'sha256=ab', 'user-agent': 'probe' },
+    });
     await app.inject({ method: 'GET', url: '/failed' });
     await app.close();
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({
       level: 40,
       msg: 'request completed',
-      req: { method: 'GET', url: '/refused?x=1', headers: { 'x-hub-signature-256': '[redacted]' } },
+      req: {
+        method: 'GET',
+        url: '/refused?x=1&token=[redacted]',
+        headers: { 'user-agent': 'probe' },
+        ip: '127.0.0.1',
+        protocol: 'http',
+      },
       res: { statusCode: 400 },
     });
+    expect(lines[0]?.req?.headers).not.toHaveProperty('x-hub-signature-256');
+    expect(JSON.stringify(lines)).not.toContain('t0k');
     expect(typeof lines[0]?.responseTime).toBe('number');
     expect(lines[1]).toMatchObject({
       level: 50,

@@ -1,11 +1,10 @@
 import { Global, Module } from '@nestjs/common';
 import { ServiceInfo } from '../bootstrap/service-info';
-import { MetricsController } from './metrics.controller';
 import { MetricsRegistry } from './metrics-registry';
 
+/** The service's prom-client registry, scraped on the management listener (management/). */
 @Global()
 @Module({
-  controllers: [MetricsController],
   providers: [
     {
       provide: MetricsRegistry,

@@ -185,6 +185,30 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'created_at',
     'tenant_id',
   ],
+  api_keys: [
+    'id',
+    'tenant_id',
+    'name',
+    'scopes',
+    'secret_hash',
+    'created_by',
+    'created_at',
+    'expires_at',
+    'revoked_at',
+  ],
+  audit_events: [
+    'id',
+    'occurred_at',
+    'principal_kind',
+    'principal_id',
+    'tenant_id',
+    'service',
+    'action',
+    'target',
+    'status',
+    'result',
+    'request_id',
+  ],
 };
 const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
 
@@ -199,6 +223,7 @@ const ALL_MIGRATION_NAMES = [
   'SubscriberBatchSize1764500000000',
   'DeadLetters1764600000000',
   'DeadLettersReplayedIndex1764700000000',
+  'ApiKeysAndAudit1764800000000',
   'CredentialsVerifyToken1764830000000',
   'DeadLettersTenant1764840000000',
 ];
@@ -225,6 +250,8 @@ const EXPECTED_UNIQUE_KEYS: Record<string, string[]> = {
     'PRIMARY(id)',
     'uq_dead_letters_source(consumer_group,source_topic,source_partition,source_offset)',
   ],
+  api_keys: ['PRIMARY(id)'],
+  audit_events: ['PRIMARY(id)'],
 };
 
 /** Secondary (non-unique) indexes the pollers, cursors and lookups rely on. */
@@ -254,6 +281,8 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
     'idx_dead_letters_source_topic(source_topic,id)',
     'idx_dead_letters_tenant(tenant_id,id)',
   ],
+  api_keys: ['idx_api_keys_tenant(tenant_id,id)'],
+  audit_events: ['idx_audit_events_tenant(tenant_id,id)'],
 };
 
 /** Foreign keys as "table.fk_name". Deliberately none on the bulk-written tables. */

@@ -1,13 +1,13 @@
 /**
- * A Prometheus metric read from the `/metrics` of each service URL and summed: every series named
- * `name` whose labels include each of `labels` (0 when none has it).
+ * A Prometheus metric read from the `/metrics` of each management URL (ServiceProcess.managementUrl)
+ * and summed: every series named `name` whose labels include each of `labels` (0 when none has it).
  */
 export async function sumMetric(
-  serviceUrls: readonly string[],
+  managementUrls: readonly string[],
   name: string,
   labels: Readonly<Record<string, string>> = {},
 ): Promise<number> {
-  const texts = await Promise.all(serviceUrls.map(async (url) => (await fetch(`${url}/metrics`)).text()));
+  const texts = await Promise.all(managementUrls.map(async (url) => (await fetch(`${url}/metrics`)).text()));
   let sum = 0;
   for (const text of texts) {
     for (const line of text.split('\n')) {

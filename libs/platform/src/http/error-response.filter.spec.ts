@@ -1,0 +1,36 @@
+import { HttpException, NotFoundException } from '@nestjs/common';
+import { CodedError, InvalidInputError, TooLargeError, UnavailableError } from '../errors/coded-error';
+import { describeError } from './error-response.filter';
+
+describe('describeError', () => {
+  it('answers refusals with their own message and fields', () => {
+    expect(describeError(InvalidInputError.field('X_INVALID', 'x', 'is bad'))).toEqual([
+      400,
+      { error: { code: 'X_INVALID', message: 'x: is bad', fields: [{ field: 'x', reason: 'is bad' }] } },
+    ]);
+    expect(describeError(new TooLargeError('BODY_TOO_LARGE', 'body larger than 10 bytes'))[0]).toBe(413);
+    expect(describeError(new NotFoundException())[1].error.code).toBe('ROUTE_NOT_FOUND');
+  });
+
+  it('answers 5xx with the code and a fixed text, never the error message', () => {
+    const internal = 'connect ECONNREFUSED 10.1.2.3:3306 (SELECT secret_ciphertext FROM credentials)';
+    expect(describeError(new UnavailableError('DB_DOWN', internal, { importId: '7' }))).toEqual([
+      503,
+      { error: { code: 'DB_DOWN', message: 'Service unavailable; retry later', details: { importId: '7' } } },
+    ]);
+    expect(describeError(new CodedError('BROKEN', internal))).toEqual([
+      500,
+      { error: { code: 'BROKEN', message: 'Unexpected error; see the service log' } },
+    ]);
+    expect(describeError(new HttpException(internal, 502))).toEqual([
+      502,
+      { error: { code: 'HTTP_502', message: 'Server error 502; see the service log' } },
+    ]);
+    const fastify = Object.assign(new Error(internal), { statusCode: 500, code: 'FST_ERR_X' });
+    expect(describeError(fastify)).toEqual([
+      500,
+      { error: { code: 'FST_ERR_X', message: 'Unexpected error; see the service log' } },
+    ]);
+    expect(JSON.stringify(describeError(new Error(internal)))).not.toContain('ECONNREFUSED');
+  });
+});
