@@ -14,3 +14,4 @@ export * from './rate';
 export * from './sending';
 export * from './provider-callback';
 export * from './webhook';
+export * from './provider-endpoint/provider-endpoints';

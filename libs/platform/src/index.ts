@@ -27,6 +27,7 @@ export * from './management/management.module';
 export * from './metrics/metrics-registry';
 export * from './metrics/metrics.module';
 export * from './mysql';
+export * from './providers';
 export * from './redis/redis.module';
 export * from './timing/periodic.runner';
 export * from './timing/windowed-prune';
