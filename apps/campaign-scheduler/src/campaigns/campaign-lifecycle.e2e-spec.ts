@@ -187,7 +187,8 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
       const response = await fetch(`${scheduler.url}${path}`, {
         headers: { ...bearer(TEST_OPERATOR_KEY), 'x-ums-tenant': 'tenant-b' },
       });
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      const text = await response.text();
+      return { status: response.status, body: JSON.parse(text) as Record<string, unknown>, text };
     };
     const foreign = [
       await call('GET', `/v1/campaigns/${id}`, undefined, keyB),
