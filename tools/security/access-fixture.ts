@@ -107,7 +107,13 @@ export class AccessStack {
     return key;
   }
 
-  call(service: 'scheduler' | 'dispatcher', method: string, path: string, body?: unknown, key?: string): Promise<JsonAnswer> {
+  call(
+    service: 'scheduler' | 'dispatcher',
+    method: string,
+    path: string,
+    body?: unknown,
+    key?: string,
+  ): Promise<JsonAnswer> {
     const base = service === 'scheduler' ? this.scheduler.url : this.dispatcher.url;
     return jsonCall(base, method, path, body, key);
   }
@@ -153,7 +159,14 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
       'scheduler',
       'POST',
       '/v1/credentials',
-      { name: 'sim', provider: 'simulator', channel: 'sms', secret: 'matrix-secret', rateCeilingPerSec: 10, rateFloorPerSec: 1 },
+      {
+        name: 'sim',
+        provider: 'simulator',
+        channel: 'sms',
+        secret: 'matrix-secret',
+        rateCeilingPerSec: 10,
+        rateFloorPerSec: 1,
+      },
       key,
     ),
     'credential',
@@ -187,14 +200,38 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
     ),
     'audience',
   );
-  created(await stack.call('scheduler', 'POST', `/v1/campaigns/${campaignId}/start`, undefined, key), 'start');
-  const [run] = (await stack.ds.query('SELECT id FROM runs WHERE campaign_id = ?', [campaignId])) as { id: string }[];
-  const [contact] = (await stack.ds.query('SELECT id FROM contacts WHERE campaign_id = ?', [campaignId])) as { id: string }[];
+  created(
+    await stack.call('scheduler', 'POST', `/v1/campaigns/${campaignId}/start`, undefined, key),
+    'start',
+  );
+  const [run] = (await stack.ds.query('SELECT id FROM runs WHERE campaign_id = ?', [campaignId])) as {
+    id: string;
+  }[];
+  const [contact] = (await stack.ds.query('SELECT id FROM contacts WHERE campaign_id = ?', [campaignId])) as {
+    id: string;
+  }[];
   const runId = String(run?.id);
-  const messageId = await insertMessage(stack.ds, { campaignId, runId, contactId: String(contact?.id), credentialId: String(credential['id']) });
-  await insertMessage(stack.ds, { campaignId, runId: null, contactId: null, credentialId: String(credential['id']), idempotencyKey: 'matrix-single-1' });
+  const messageId = await insertMessage(stack.ds, {
+    campaignId,
+    runId,
+    contactId: String(contact?.id),
+    credentialId: String(credential['id']),
+  });
+  await insertMessage(stack.ds, {
+    campaignId,
+    runId: null,
+    contactId: null,
+    credentialId: String(credential['id']),
+    idempotencyKey: 'matrix-single-1',
+  });
   const subscriber = created(
-    await stack.call('dispatcher', 'POST', '/v1/subscribers', { url: receiverUrl, eventTypes: ['message.status'], internal: true }, key),
+    await stack.call(
+      'dispatcher',
+      'POST',
+      '/v1/subscribers',
+      { url: receiverUrl, eventTypes: ['message.status'], internal: true },
+      key,
+    ),
     'subscriber',
   );
   const subscriberId = String(subscriber['id']);
@@ -210,9 +247,11 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
        UTC_TIMESTAMP(3), ?)`,
     [TENANT_A, TENANT_A],
   )) as { insertId: number };
-  const [apiKey] = (await stack.ds.query('SELECT id FROM api_keys WHERE tenant_id = ? ORDER BY id LIMIT 1', [TENANT_A])) as {
-    id: string;
-  }[];
+  // A key of A's to revoke; not the one the matrix calls with.
+  const spare = created(
+    await stack.call('scheduler', 'POST', '/v1/api-keys', { name: 'spare' }, key),
+    'spare key',
+  );
   return {
     credentialId: String(credential['id']),
     campaignId,
@@ -223,19 +262,33 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
     deadLetterId: String(deadLetter.insertId),
     subscriberId,
     deliveryId: String(delivery.insertId),
-    apiKeyId: String(apiKey?.id),
+    apiKeyId: String(spare['id']),
   };
 }
 
 async function insertMessage(
   ds: DataSource,
-  m: { campaignId: string; runId: string | null; contactId: string | null; credentialId: string; idempotencyKey?: string },
+  m: {
+    campaignId: string;
+    runId: string | null;
+    contactId: string | null;
+    credentialId: string;
+    idempotencyKey?: string;
+  },
 ): Promise<string> {
   const result = (await ds.query(
     `INSERT INTO messages (run_id, campaign_id, tenant_id, contact_id, channel, credential_id, recipient, lane,
        state, idempotency_key)
      VALUES (?, ?, ?, ?, 'sms', ?, '+4915100000001', ?, 'SENT', ?)`,
-    [m.runId, m.campaignId, TENANT_A, m.contactId, m.credentialId, m.runId === null ? 'priority' : 'bulk', m.idempotencyKey ?? null],
+    [
+      m.runId,
+      m.campaignId,
+      TENANT_A,
+      m.contactId,
+      m.credentialId,
+      m.runId === null ? 'priority' : 'bulk',
+      m.idempotencyKey ?? null,
+    ],
   )) as { insertId: number };
   return String(result.insertId);
 }

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PlatformModule, SecretsConfig } from '@ums/platform';
+import { PlatformModule, ProviderEndpointsConfig, SecretsConfig } from '@ums/platform';
 import { AccessModule } from './access/access.module';
 import { AudienceConfig } from './audience/audience.config';
 import { AudienceModule } from './audience/audience.module';
@@ -27,7 +27,14 @@ import { SweeperModule } from './sweeper/sweeper.module';
       kafka: true,
       mysql: true,
       redis: true,
-      configs: [SchedulingConfig, SweeperConfig, SecretsConfig, AudienceConfig, DeadLettersConfig],
+      configs: [
+        SchedulingConfig,
+        SweeperConfig,
+        SecretsConfig,
+        ProviderEndpointsConfig,
+        AudienceConfig,
+        DeadLettersConfig,
+      ],
     }),
     AccessModule,
     CredentialsModule,

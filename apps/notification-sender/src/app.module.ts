@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PlatformModule, SecretsConfig } from '@ums/platform';
+import { PlatformModule, ProviderEndpointsConfig, SecretsConfig } from '@ums/platform';
 import { ProvidersConfig } from './providers/providers.config';
 import { ProvidersModule } from './providers/providers.module';
 import { RateLimitConfig } from './rate-limit/rate-limit.config';
@@ -16,7 +16,7 @@ import { StatusModule } from './status/status.module';
       kafka: true,
       mysql: true,
       redis: true,
-      configs: [RateLimitConfig, ProvidersConfig, SecretsConfig, SendingConfig],
+      configs: [RateLimitConfig, ProvidersConfig, ProviderEndpointsConfig, SecretsConfig, SendingConfig],
       // A consumer: no request context tracking every promise of the process (see RequestLogMode).
       requestLogs: 'hook',
     }),

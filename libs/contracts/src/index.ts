@@ -23,3 +23,4 @@ export * from './validation/canonical-timestamp';
 export * from './validation/decode-message';
 export * from './validation/field-issue';
 export * from './validation/is-string-record.validator';
+export * from './credentials/credential-config';

@@ -21,6 +21,7 @@ import {
   errorMessage,
   InvalidInputError,
   NotFoundError,
+  type TenantFilter,
   TooLargeError,
   UnavailableError,
 } from '@ums/platform';
@@ -81,24 +82,26 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Streams an uploaded file into a new import and answers when it is done. The campaign is checked
-   * before the file is opened; the import row is created once the header passed, so a refused
-   * header (400) leaves nothing behind.
+   * (the tenant's, editable) before the file is opened; the import row is created once the header
+   * passed, so a refused header (400) leaves nothing behind.
    */
   async importCsv(
     campaignId: string,
+    tenant: TenantFilter,
     openFile: () => Promise<AsyncIterable<Buffer>>,
   ): Promise<ImportSummary> {
-    const target = await this.prepare(campaignId);
+    const target = await this.prepare(campaignId, tenant);
     return this.track(async () => {
       const file = await openFile();
       const importId = await this.importFile(target, file, 'csv');
-      return this.summary(campaignId, importId);
+      return this.summary(campaignId, importId, tenant);
     });
   }
 
   /** Imports recipients given as data; their line numbers are their 1-based positions in the list. */
   async importInline(
     campaignId: string,
+    tenant: TenantFilter,
     recipients: readonly RecipientInput[],
     source: Extract<ImportSource, 'inline' | 'request'>,
   ): Promise<ImportSummary> {
@@ -109,7 +112,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
         `must hold 1 to ${MAX_INLINE_RECIPIENTS} recipients, got ${recipients.length}`,
       );
     }
-    const target = await this.prepare(campaignId);
+    const target = await this.prepare(campaignId, tenant);
     return this.track(async () => {
       const importId = await this.createImport(campaignId, source);
       const writer = this.writer(target, importId, describeRecipient);
@@ -129,7 +132,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
         failure = error;
       }
       await this.finish(writer, failure);
-      return this.summary(campaignId, importId);
+      return this.summary(campaignId, importId, tenant);
     });
   }
 
@@ -139,14 +142,16 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
    */
   async startUrlImport(
     campaignId: string,
+    tenant: TenantFilter,
     url: string,
     source: Extract<ImportSource, 'url' | 'request'>,
   ): Promise<ImportSummary> {
-    const parsed = parseAudienceUrl(url);
     this.throwIfShuttingDown();
-    const target = await this.prepare(campaignId);
+    // The campaign first: another tenant's is 404 whatever the URL.
+    const target = await this.prepare(campaignId, tenant);
+    const parsed = parseAudienceUrl(url);
     const importId = await this.createImport(campaignId, source);
-    const started = await this.summary(campaignId, importId);
+    const started = await this.summary(campaignId, importId, tenant);
     void this.track(async () => {
       try {
         const body = await this.fetcher.open(parsed, this.shutdown.signal);
@@ -169,23 +174,29 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
     return started;
   }
 
-  async getImport(campaignId: string, importId: string): Promise<ImportSummary> {
-    return this.summary(campaignId, importId);
+  async getImport(campaignId: string, tenant: TenantFilter, importId: string): Promise<ImportSummary> {
+    return this.summary(campaignId, importId, tenant);
   }
 
-  async listImports(campaignId: string, limit: number, before?: string): Promise<AudienceImportView[]> {
-    await this.existingCampaign(campaignId);
-    return this.repository.listImports(campaignId, limit, before);
+  async listImports(
+    campaignId: string,
+    tenant: TenantFilter,
+    limit: number,
+    before?: string,
+  ): Promise<AudienceImportView[]> {
+    await this.existingCampaign(campaignId, tenant);
+    return this.repository.listImports(campaignId, tenant, limit, before);
   }
 
   async rejects(
     campaignId: string,
+    tenant: TenantFilter,
     importId: string,
-    after: number,
-    limit: number,
+    page: { readonly after: number; readonly limit: number },
   ): Promise<{ items: RejectView[]; nextAfter: number | null }> {
-    await this.existingImport(campaignId, importId);
-    const items = await this.repository.rejects(importId, after, limit);
+    await this.existingImport(campaignId, importId, tenant);
+    const { after, limit } = page;
+    const items = await this.repository.rejects(campaignId, importId, tenant, { afterLine: after, limit });
     const last = items[items.length - 1];
     return { items, nextAfter: items.length === limit && last !== undefined ? last.line : null };
   }
@@ -405,18 +416,23 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  private async existingCampaign(campaignId: string): Promise<AudienceCampaign> {
-    const campaign = await this.repository.campaign(campaignId);
+  /** The campaign when it is the tenant's; another tenant's is 404 exactly as a missing one. */
+  private async existingCampaign(campaignId: string, tenant: TenantFilter): Promise<AudienceCampaign> {
+    const campaign = await this.repository.campaign(campaignId, tenant);
     if (campaign === undefined) {
       throw new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${campaignId} does not exist`);
     }
     return campaign;
   }
 
-  private async existingImport(campaignId: string, importId: string): Promise<AudienceImportView> {
-    const view = await this.repository.findImport(campaignId, importId);
+  private async existingImport(
+    campaignId: string,
+    importId: string,
+    tenant: TenantFilter,
+  ): Promise<AudienceImportView> {
+    const view = await this.repository.findImport(campaignId, importId, tenant);
     if (view === undefined) {
-      await this.existingCampaign(campaignId);
+      await this.existingCampaign(campaignId, tenant);
       throw new NotFoundError(
         'AUDIENCE_IMPORT_NOT_FOUND',
         `Campaign ${campaignId} has no audience import ${importId}`,
@@ -425,14 +441,14 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
     return view;
   }
 
-  private async summary(campaignId: string, importId: string): Promise<ImportSummary> {
-    const view = await this.existingImport(campaignId, importId);
+  private async summary(campaignId: string, importId: string, tenant: TenantFilter): Promise<ImportSummary> {
+    const view = await this.existingImport(campaignId, importId, tenant);
     return { ...view, firstRejects: await this.repository.firstRejects(importId, FIRST_REJECTS) };
   }
 
-  /** The campaign must exist, accept audience changes, and have a usable template and country. */
-  private async prepare(campaignId: string): Promise<ImportTarget> {
-    const campaign = await this.existingCampaign(campaignId);
+  /** The campaign must be the tenant's, accept audience changes, and have a usable template and country. */
+  private async prepare(campaignId: string, tenant: TenantFilter): Promise<ImportTarget> {
+    const campaign = await this.existingCampaign(campaignId, tenant);
     if (!canImportAudience(campaign.state)) {
       throw new ConflictError(
         'CAMPAIGN_NOT_EDITABLE',

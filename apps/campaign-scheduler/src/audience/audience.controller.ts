@@ -1,6 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { Scope } from '@ums/contracts';
-import { InvalidInputError, Requires } from '@ums/platform';
+import {
+  Caller,
+  InvalidInputError,
+  mediaTypeOf,
+  type Principal,
+  Requires,
+  UnsupportedMediaTypeError,
+} from '@ums/platform';
 import type { FastifyRequest } from 'fastify';
 import {
   AudienceCampaignParams,
@@ -23,7 +30,11 @@ function fileMissing(): InvalidInputError {
   );
 }
 
-/** A campaign's audience: imports from a CSV upload, a file URL or a list, their progress and rejects. */
+/**
+ * A campaign's audience: imports from a CSV upload, a file URL or a list, their progress and rejects.
+ * Only the caller's tenant's campaigns (an operator without X-Ums-Tenant: any); another tenant's
+ * campaign answers 404 as a missing one, before anything about the request is looked at.
+ */
 @Controller('v1/campaigns/:campaignId/audience')
 export class AudienceController {
   constructor(private readonly imports: AudienceImportService) {}
@@ -31,9 +42,18 @@ export class AudienceController {
   /** Streams the upload into an import and answers with its summary once it is done. */
   @Requires(Scope.CampaignsWrite)
   @Post('csv')
-  uploadCsv(@Param() params: AudienceCampaignParams, @Req() request: FastifyRequest): Promise<ImportSummary> {
-    if (!request.isMultipart()) throw fileMissing();
-    return this.imports.importCsv(params.campaignId, async () => {
+  uploadCsv(
+    @Caller() principal: Principal,
+    @Param() params: AudienceCampaignParams,
+    @Req() request: FastifyRequest,
+  ): Promise<ImportSummary> {
+    return this.imports.importCsv(params.campaignId, principal.tenantId, async () => {
+      if (!request.isMultipart()) {
+        throw new UnsupportedMediaTypeError(
+          mediaTypeOf(request.headers['content-type'])?.type,
+          `multipart/form-data with the CSV file in a field named "${FILE_FIELD}"`,
+        );
+      }
       const part = await request.file();
       if (part === undefined || part.fieldname !== FILE_FIELD) throw fileMissing();
       return part.file;
@@ -44,41 +64,57 @@ export class AudienceController {
   @Requires(Scope.CampaignsWrite)
   @Post('url')
   @HttpCode(202)
-  importUrl(@Param() params: AudienceCampaignParams, @Body() dto: UrlImportDto): Promise<ImportSummary> {
-    return this.imports.startUrlImport(params.campaignId, dto.url, 'url');
+  importUrl(
+    @Caller() principal: Principal,
+    @Param() params: AudienceCampaignParams,
+    @Body() dto: UrlImportDto,
+  ): Promise<ImportSummary> {
+    return this.imports.startUrlImport(params.campaignId, principal.tenantId, dto.url, 'url');
   }
 
   @Requires(Scope.CampaignsWrite)
   @Post('inline')
   importInline(
+    @Caller() principal: Principal,
     @Param() params: AudienceCampaignParams,
     @Body() dto: InlineImportDto,
   ): Promise<ImportSummary> {
-    return this.imports.importInline(params.campaignId, dto.recipients, 'inline');
+    return this.imports.importInline(params.campaignId, principal.tenantId, dto.recipients, 'inline');
   }
 
   @Requires(Scope.CampaignsRead)
   @Get('imports')
   async listImports(
+    @Caller() principal: Principal,
     @Param() params: AudienceCampaignParams,
     @Query() query: ListImportsQuery,
   ): Promise<{ items: AudienceImportView[] }> {
-    return { items: await this.imports.listImports(params.campaignId, query.limit, query.before) };
+    const items = await this.imports.listImports(
+      params.campaignId,
+      principal.tenantId,
+      query.limit,
+      query.before,
+    );
+    return { items };
   }
 
   @Requires(Scope.CampaignsRead)
   @Get('imports/:importId')
-  getImport(@Param() params: AudienceImportParams): Promise<ImportSummary> {
-    return this.imports.getImport(params.campaignId, params.importId);
+  getImport(@Caller() principal: Principal, @Param() params: AudienceImportParams): Promise<ImportSummary> {
+    return this.imports.getImport(params.campaignId, principal.tenantId, params.importId);
   }
 
   /** Rejected lines in line order, a keyset page at a time (`after` = the previous page's nextAfter). */
   @Requires(Scope.CampaignsRead)
   @Get('imports/:importId/rejects')
   rejects(
+    @Caller() principal: Principal,
     @Param() params: AudienceImportParams,
     @Query() query: RejectsQuery,
   ): Promise<{ items: RejectView[]; nextAfter: number | null }> {
-    return this.imports.rejects(params.campaignId, params.importId, query.after, query.limit);
+    return this.imports.rejects(params.campaignId, principal.tenantId, params.importId, {
+      after: query.after,
+      limit: query.limit,
+    });
   }
 }

@@ -59,7 +59,7 @@ export class ListImportsQuery {
 
 export class RejectsQuery {
   /** The `nextAfter` of the previous page: rejected lines after this line number. */
-  @IsOptional() @ToInt() @IsInt() @Min(0) after = 0;
+  @IsOptional() @ToInt() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER) after = 0;
 
   @IsOptional() @ToInt() @IsInt() @Min(1) @Max(MAX_REJECTS_PAGE) limit = 100;
 }

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AllTopics } from '@ums/contracts';
+import { AllTopics, Scope } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
+import { encode } from 'iconv-lite';
 import {
+  bearer,
+  createTenantKey,
   createTestDatabase,
   serviceEnv,
+  TEST_OPERATOR_KEY,
   type ServiceProcess,
   startServiceProcess,
   testKafka,
@@ -62,6 +66,9 @@ describe('audience imports (service process)', () => {
   let files: Server;
   let filesUrl: string;
   let campaignSeq = 0;
+  /** Tenant t1's key (every scope), used by every call unless a test says otherwise; t2's, another tenant's. */
+  let keyT1 = '';
+  let keyT2 = '';
   const quiet: ServerResponse[] = [];
   const served = new Map<
     string,
@@ -132,6 +139,11 @@ describe('audience imports (service process)', () => {
         env: { ...env, AUDIENCE_URL_ALLOW_PRIVATE: 'false', AUDIENCE_URL_TIMEOUT_MS: '5000' },
       }),
     ]);
+    // Keys live in the shared database: each process accepts them.
+    [keyT1, keyT2] = await Promise.all([
+      createTenantKey(service.url, 't1'),
+      createTenantKey(service.url, 't2'),
+    ]);
   });
 
   afterAll(async () => {
@@ -170,25 +182,36 @@ describe('audience imports (service process)', () => {
       json?: unknown;
       body?: FormData | string;
       headers?: Record<string, string>;
+      /** The bearer token: tenant t1's key unless given (null: none). */
+      key?: string | null;
     } = {},
     base = service.url,
   ): Promise<Answer<T>> {
+    const key = init.key === undefined ? keyT1 : init.key;
     const response = await fetch(`${base}${path}`, {
       method: init.method ?? (init.json !== undefined || init.body !== undefined ? 'POST' : 'GET'),
-      headers: init.json !== undefined ? { 'content-type': 'application/json' } : init.headers,
+      headers: {
+        ...(init.json !== undefined ? { 'content-type': 'application/json' } : init.headers),
+        ...(key === null ? {} : bearer(key)),
+      },
       body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
     });
     return { status: response.status, body: (await response.json()) as T };
   }
 
-  function form(csv: string, field = 'file'): FormData {
+  function form(csv: string | Uint8Array, field = 'file'): FormData {
     const data = new FormData();
     data.append(field, new Blob([csv], { type: 'text/csv' }), 'audience.csv');
     return data;
   }
 
-  const upload = <T = Summary>(campaignId: string, csv: string, base = service.url): Promise<Answer<T>> =>
-    call<T>(`/v1/campaigns/${campaignId}/audience/csv`, { body: form(csv) }, base);
+  const upload = <T = Summary>(
+    campaignId: string,
+    csv: string | Uint8Array,
+    base = service.url,
+    key?: string | null,
+  ): Promise<Answer<T>> =>
+    call<T>(`/v1/campaigns/${campaignId}/audience/csv`, { body: form(csv), key }, base);
 
   async function contactsOf(campaignId: string): Promise<[string, Record<string, string> | null, number][]> {
     const rows = (await ds.query(
@@ -663,20 +686,167 @@ describe('audience imports (service process)', () => {
 
   it('asks for a multipart upload with a file field named file', async () => {
     const campaignId = await createCampaign();
-    const json = await call<ErrorBody>(`/v1/campaigns/${campaignId}/audience/csv`, { json: { phone: '+1' } });
     const wrongField = await call<ErrorBody>(`/v1/campaigns/${campaignId}/audience/csv`, {
       body: form('phone\n+4915111111111\n', 'upload'),
     });
-    for (const answer of [json, wrongField]) {
-      expect(answer.status).toBe(400);
-      expect(answer.body.error).toMatchObject({ code: 'AUDIENCE_FILE_MISSING', fields: [{ field: 'file' }] });
-    }
-    // A body type no parser accepts is refused by Fastify itself before the route runs.
+    expect(wrongField.status).toBe(400);
+    expect(wrongField.body.error).toMatchObject({
+      code: 'AUDIENCE_FILE_MISSING',
+      fields: [{ field: 'file' }],
+    });
+    // Any other body is 415, naming what to send: JSON and plain text reach the route, which refuses them;
+    // a type no parser reads (a bare text/csv) is refused before it.
+    const json = await call<ErrorBody>(`/v1/campaigns/${campaignId}/audience/csv`, { json: { phone: '+1' } });
+    const text = await call<ErrorBody>(`/v1/campaigns/${campaignId}/audience/csv`, {
+      body: 'phone\n+4915111111111\n',
+      headers: { 'content-type': 'text/plain' },
+    });
     const raw = await call<ErrorBody>(`/v1/campaigns/${campaignId}/audience/csv`, {
       body: 'phone\n+4915111111111\n',
       headers: { 'content-type': 'text/csv' },
     });
-    expect(raw.status).toBe(415);
+    for (const [answer, type] of [
+      [json, 'application/json'],
+      [text, 'text/plain'],
+      [raw, 'text/csv'],
+    ] as const) {
+      expect({ type, status: answer.status, code: answer.body.error.code }).toEqual({
+        type,
+        status: 415,
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      });
+      expect(answer.body.error.message).toContain(`Content-Type ${type} is not accepted here: send `);
+      expect(answer.body.error.message).toContain('multipart/form-data');
+    }
+    expect(await importsOf(campaignId)).toEqual([]);
+  });
+
+  it('reads Latin-1 and UTF-16 files as what they say, and refuses one it cannot read, naming the line', async () => {
+    const csv = 'phone,first_name,city\n+4915111111111,José,Köln\n+4915111111112,Zoë,Zürich\n';
+    const expected = [
+      ['+4915111111111', { first_name: 'José', city: 'Köln' }, 2],
+      ['+4915111111112', { first_name: 'Zoë', city: 'Zürich' }, 3],
+    ];
+    for (const bytes of [Buffer.from(csv, 'latin1'), encode(csv, 'utf-16le', { addBOM: true })]) {
+      const campaignId = await createCampaign();
+      const { status, body } = await upload(campaignId, bytes);
+      expect({ status, state: body.state, rowsAccepted: body.rowsAccepted }).toEqual({
+        status: 201,
+        state: 'COMPLETED',
+        rowsAccepted: 2,
+      });
+      expect(await contactsOf(campaignId)).toEqual(expected);
+    }
+
+    const cyrillic = await createCampaign();
+    const refused = await upload<ErrorBody>(
+      cyrillic,
+      encode('phone,first_name\n+4915111111111,Иван\n', 'windows-1251'),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'AUDIENCE_ENCODING_INVALID', details: { line: 2 } });
+    expect(refused.body.error.fields?.[0]?.reason).toMatch(/^line 2: byte 0xC8 is not UTF-8/);
+    // The header (plain ASCII) was read before the encoding was known: the import exists, FAILED, empty.
+    const [cyrillicImport] = await importsOf(cyrillic);
+    expect(cyrillicImport?.state).toBe('FAILED');
+    expect(await contactsOf(cyrillic)).toEqual([]);
+    // A binary file (NUL bytes from the first line) creates nothing.
+    const binary = await createCampaign();
+    const zip = await upload<ErrorBody>(binary, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0, 0, 0, 0x0a]));
+    expect(zip.status).toBe(400);
+    expect(zip.body.error).toMatchObject({ code: 'AUDIENCE_ENCODING_INVALID', details: { line: 1 } });
+    expect(await importsOf(binary)).toEqual([]);
+
+    // Plain ASCII then UTF-8, then a Latin-1 byte: the lines before it are imported, the import fails there.
+    const rows = Array.from(
+      { length: 3000 },
+      (_, i) => `+49151${String(20_000_000 + i)},Jürgen Müller-Lüdenscheidt\n`,
+    );
+    const mixed = await createCampaign();
+    const broken = await upload<ErrorBody>(
+      mixed,
+      Buffer.concat([
+        Buffer.from(`phone,first_name\n${rows.join('')}`),
+        Buffer.from('+4915100000001,Jos\xe9\n', 'latin1'),
+      ]),
+    );
+    expect(broken.status).toBe(400);
+    expect(broken.body.error).toMatchObject({ code: 'AUDIENCE_ENCODING_INVALID', details: { line: 3002 } });
+    const [recorded] = await importsOf(mixed);
+    expect(recorded?.state).toBe('FAILED');
+    expect(String(recorded?.error)).toContain(
+      'AUDIENCE_ENCODING_INVALID: The file cannot be read from line 3002',
+    );
+    expect(broken.body.error.details).toMatchObject({ importId: recorded?.id });
+    const summary = await call<Summary>(`/v1/campaigns/${mixed}/audience/imports/${recorded?.id}`);
+    expect(summary.body).toMatchObject({ rowsRead: 3000, rowsAccepted: 3000, rowsRejected: 0 });
+  });
+
+  it("keeps imports to the caller's tenant: another tenant's campaign answers 404 as a missing one", async () => {
+    const campaignId = await createCampaign();
+    const first = await upload(campaignId, 'phone,first_name\n+4915111111111,A\nbad,B\n');
+    expect(first.status).toBe(201);
+    const importId = first.body.id;
+    const importsBefore = await importsOf(campaignId);
+    const asB = (path: string, init: Parameters<typeof call>[1] = {}): Promise<Answer<ErrorBody>> =>
+      call<ErrorBody>(path, { ...init, key: keyT2 });
+    const base = `/v1/campaigns/${campaignId}/audience`;
+    const foreign = await Promise.all([
+      upload<ErrorBody>(campaignId, 'phone,first_name\n+4915111111112,B\n', service.url, keyT2),
+      // Before the body is looked at: a foreign campaign is 404 whatever is sent.
+      asB(`${base}/csv`, { json: {} }),
+      asB(`${base}/inline`, {
+        json: { recipients: [{ address: '+4915111111113', variables: { first_name: 'C' } }] },
+      }),
+      asB(`${base}/url`, { json: { url: `${filesUrl}/tiny.csv` } }),
+      asB(`${base}/imports`),
+      asB(`${base}/imports/${importId}`),
+      asB(`${base}/imports/${importId}/rejects`),
+      // The operator acting for tenant t2 sees what t2 sees.
+      call<ErrorBody>(`${base}/imports/${importId}`, {
+        key: null,
+        headers: { ...bearer(TEST_OPERATOR_KEY), 'x-ums-tenant': 't2' },
+      }),
+    ]);
+    const missing = await call<ErrorBody>('/v1/campaigns/camp-missing/audience/imports', { key: keyT2 });
+    for (const answer of foreign) {
+      expect({ status: answer.status, error: answer.body.error }).toEqual({
+        status: 404,
+        error: {
+          code: 'CAMPAIGN_NOT_FOUND',
+          message: missing.body.error.message.replace('camp-missing', campaignId),
+        },
+      });
+    }
+    expect(await importsOf(campaignId)).toEqual(importsBefore);
+    expect(await contactsOf(campaignId)).toEqual([['+4915111111111', { first_name: 'A' }, 2]]);
+
+    // The owner, and the operator across tenants, see it.
+    const own = await call<{ items: { line: number }[] }>(`${base}/imports/${importId}/rejects`);
+    expect(own.body.items.map((item) => item.line)).toEqual([3]);
+    const operator = await call<Summary>(`${base}/imports/${importId}`, { key: TEST_OPERATOR_KEY });
+    expect(operator).toMatchObject({ status: 200, body: { id: importId, rowsAccepted: 1 } });
+  });
+
+  it('needs a key, and campaigns:write to import', async () => {
+    const campaignId = await createCampaign();
+    const readOnly = await createTenantKey(service.url, 't1', [Scope.CampaignsRead]);
+    const none = await upload<ErrorBody>(
+      campaignId,
+      'phone,first_name\n+4915111111111,A\n',
+      service.url,
+      null,
+    );
+    expect(none.status).toBe(401);
+    const reader = await call<ErrorBody>(`/v1/campaigns/${campaignId}/audience/inline`, {
+      json: { recipients: [{ address: '+4915111111111', variables: { first_name: 'A' } }] },
+      key: readOnly,
+    });
+    expect({ status: reader.status, code: reader.body.error.code }).toEqual({
+      status: 403,
+      code: 'AUTH_SCOPE_MISSING',
+    });
+    expect((await call(`/v1/campaigns/${campaignId}/audience/imports`, { key: readOnly })).status).toBe(200);
     expect(await importsOf(campaignId)).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel } from '@ums/contracts';
 import type { CampaignState } from '@ums/domain';
-import { isoOrNull } from '@ums/platform';
+import { isoOrNull, type TenantFilter } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type {
   AudienceImportView,
@@ -52,6 +52,11 @@ export interface ImportCounters {
 
 const IMPORT_COLUMNS = `id, campaign_id, source, state, rows_read, rows_accepted, rows_rejected, rows_duplicate,
   error, started_at, finished_at, created_at, updated_at`;
+// The same columns of audience_imports joined as `i` (to campaigns `c`, for its tenant).
+const JOINED_IMPORT_COLUMNS = IMPORT_COLUMNS.split(',')
+  .map((column) => `i.${column.trim()}`)
+  .join(', ');
+const OF_TENANT = '(? IS NULL OR c.tenant_id = ?)';
 
 // audience_rejects.reason is VARCHAR(255) and raw VARCHAR(1024); error is TEXT (64 KiB).
 const MAX_REASON = 255;
@@ -64,10 +69,12 @@ const DEADLOCK_ATTEMPTS = 3;
 export class AudienceRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async campaign(id: string): Promise<AudienceCampaign | undefined> {
+  /** The campaign, when it exists and is the filter's tenant's (any tenant's for null). */
+  async campaign(id: string, tenant: TenantFilter): Promise<AudienceCampaign | undefined> {
     const rows = (await this.dataSource.query(
-      'SELECT id, channel, template, default_country, state FROM campaigns WHERE id = ?',
-      [id],
+      `SELECT id, channel, template, default_country, state FROM campaigns
+        WHERE id = ? AND (? IS NULL OR tenant_id = ?)`,
+      [id, tenant, tenant],
     )) as Row[];
     const row = rows[0];
     if (row === undefined) return undefined;
@@ -203,42 +210,69 @@ export class AudienceRepository {
     return result.affectedRows;
   }
 
-  async findImport(campaignId: string, importId: string): Promise<AudienceImportView | undefined> {
+  /** The campaign's import, when the campaign is the filter's tenant's. */
+  async findImport(
+    campaignId: string,
+    importId: string,
+    tenant: TenantFilter,
+  ): Promise<AudienceImportView | undefined> {
     const rows = (await this.dataSource.query(
-      `SELECT ${IMPORT_COLUMNS} FROM audience_imports WHERE id = ? AND campaign_id = ?`,
-      [importId, campaignId],
+      `SELECT ${JOINED_IMPORT_COLUMNS} FROM audience_imports i JOIN campaigns c ON c.id = i.campaign_id
+        WHERE i.id = ? AND i.campaign_id = ? AND ${OF_TENANT}`,
+      [importId, campaignId, tenant, tenant],
     )) as Row[];
     return rows[0] === undefined ? undefined : toView(rows[0]);
   }
 
   /** Newest first; `before` is the id of the last import of the previous page. */
-  async listImports(campaignId: string, limit: number, before?: string): Promise<AudienceImportView[]> {
+  async listImports(
+    campaignId: string,
+    tenant: TenantFilter,
+    limit: number,
+    before?: string,
+  ): Promise<AudienceImportView[]> {
     const rows = (await this.dataSource.query(
-      `SELECT ${IMPORT_COLUMNS} FROM audience_imports
-        WHERE campaign_id = ? ${before === undefined ? '' : 'AND id < ?'}
-        ORDER BY id DESC LIMIT ?`,
-      before === undefined ? [campaignId, limit] : [campaignId, before, limit],
+      `SELECT ${JOINED_IMPORT_COLUMNS} FROM audience_imports i JOIN campaigns c ON c.id = i.campaign_id
+        WHERE i.campaign_id = ? AND ${OF_TENANT} ${before === undefined ? '' : 'AND i.id < ?'}
+        ORDER BY i.id DESC LIMIT ?`,
+      [campaignId, tenant, tenant, ...(before === undefined ? [] : [before]), limit],
     )) as Row[];
     return rows.map(toView);
   }
 
-  /** Keyset page by line number over idx_audience_rejects_import_line. */
-  async rejects(importId: string, afterLine: number, limit: number): Promise<RejectView[]> {
+  /** A keyset page of an import's rejects by line number (idx_audience_rejects_import_line). */
+  async rejects(
+    campaignId: string,
+    importId: string,
+    tenant: TenantFilter,
+    page: { readonly afterLine: number; readonly limit: number },
+  ): Promise<RejectView[]> {
     const rows = (await this.dataSource.query(
-      `SELECT line_no, reason, raw FROM audience_rejects
-        WHERE import_id = ? AND line_no > ? ORDER BY line_no LIMIT ?`,
-      [importId, afterLine, limit],
+      `SELECT r.line_no, r.reason, r.raw FROM audience_rejects r
+         JOIN audience_imports i ON i.id = r.import_id JOIN campaigns c ON c.id = i.campaign_id
+        WHERE r.import_id = ? AND i.campaign_id = ? AND ${OF_TENANT} AND r.line_no > ?
+        ORDER BY r.line_no LIMIT ?`,
+      [importId, campaignId, tenant, tenant, page.afterLine, page.limit],
     )) as Row[];
-    return rows.map((row) => ({
-      line: Number(row['line_no']),
-      reason: String(row['reason']),
-      raw: row['raw'] === null ? null : String(row['raw']),
-    }));
+    return rows.map(toReject);
   }
 
+  /** The first rejects of an import this service just ran or already found for the caller. */
   async firstRejects(importId: string, limit: number): Promise<RejectedLine[]> {
-    return (await this.rejects(importId, 0, limit)).map(({ line, reason }) => ({ line, reason }));
+    const rows = (await this.dataSource.query(
+      `SELECT line_no, reason, raw FROM audience_rejects WHERE import_id = ? ORDER BY line_no LIMIT ?`,
+      [importId, limit],
+    )) as Row[];
+    return rows.map(toReject).map(({ line, reason }) => ({ line, reason }));
   }
+}
+
+function toReject(row: Row): RejectView {
+  return {
+    line: Number(row['line_no']),
+    reason: String(row['reason']),
+    raw: row['raw'] === null ? null : String(row['raw']),
+  };
 }
 
 function placeholders(rows: number, columns: number): string {

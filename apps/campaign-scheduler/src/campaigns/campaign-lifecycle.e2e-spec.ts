@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { AllTopics, Topics } from '@ums/contracts';
+import { AllTopics, Scope, Topics } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
   BatchProbe,
+  bearer,
+  createTenantKey,
   createTestDatabase,
   jsonCall,
   type JsonAnswer,
@@ -12,6 +14,7 @@ import {
   startServiceProcess,
   testBrokers,
   testKafka,
+  TEST_OPERATOR_KEY,
   waitUntil,
 } from '@ums/testing';
 import type { DataSource } from 'typeorm';
@@ -27,6 +30,9 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
   let namespace: string;
   let scheduler: ServiceProcess;
   let expander: ServiceProcess;
+  /** tenant-a's key (every scope), used by call(); tenant-b's, another tenant's. */
+  let keyA = '';
+  let keyB = '';
   const probes: BatchProbe[] = [];
 
   beforeAll(async () => {
@@ -53,8 +59,13 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
     await ds.query(
       `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, rate_ceiling_per_sec, rate_floor_per_sec)
        VALUES ('cred_sms', 'tenant-a', 'sms', 'simulator', 'sms', '{}', 100, 1),
-              ('cred_mail', 'tenant-a', 'mail', 'simulator', 'email', '{}', 100, 1)`,
+              ('cred_mail', 'tenant-a', 'mail', 'simulator', 'email', '{}', 100, 1),
+              ('cred_b', 'tenant-b', 'sms b', 'simulator', 'sms', '{}', 100, 1)`,
     );
+    [keyA, keyB] = await Promise.all([
+      createTenantKey(scheduler.url, 'tenant-a'),
+      createTenantKey(scheduler.url, 'tenant-b'),
+    ]);
   });
 
   afterAll(async () => {
@@ -63,8 +74,8 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
     await db?.drop();
   });
 
-  function call(method: string, path: string, body?: unknown): Promise<JsonAnswer> {
-    return jsonCall(scheduler.url, method, path, body);
+  function call(method: string, path: string, body?: unknown, key = keyA): Promise<JsonAnswer> {
+    return jsonCall(scheduler.url, method, path, body, key);
   }
 
   async function startProbe(label: string, finishDelayMs: number): Promise<BatchProbe> {
@@ -88,7 +99,6 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
   }
 
   const sms = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
-    tenantId: 'tenant-a',
     name: 'Winter sale',
     channel: 'sms',
     credentialId: 'cred_sms',
@@ -118,10 +128,16 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
         'SCHEDULE_INVALID',
         'schedule.timeZone',
       ],
+      [sms({ schedule: { kind: 'now', timeZone: 'Mars/Olympus' } }), 'SCHEDULE_INVALID', 'schedule.timeZone'],
       [sms({ schedule: { kind: 'at' } }), 'VALIDATION_FAILED', 'schedule.at'],
+      [sms({ schedule: { kind: 'at', at: '2001-01-01T00:00:00Z' } }), 'SCHEDULE_INVALID', 'schedule.at'],
+      [sms({ schedule: { kind: 'at', at: '2099-01-01T09:00:00' } }), 'SCHEDULE_INVALID', 'schedule.at'],
+      [sms({ schedule: { kind: 'now', at: '2099-01-01T09:00:00Z' } }), 'SCHEDULE_INVALID', 'schedule.at'],
       [sms({ credentialId: 'cred_mail' }), 'CREDENTIAL_CHANNEL_MISMATCH', 'credentialId'],
       [sms({ credentialId: 'cred_nope' }), 'CREDENTIAL_NOT_FOUND', 'credentialId'],
-      [sms({ tenantId: 'tenant-b' }), 'CREDENTIAL_NOT_FOUND', 'credentialId'],
+      // The tenant is the key's, never the body's.
+      [sms({ tenantId: 'tenant-b' }), 'VALIDATION_FAILED', 'tenantId'],
+      [sms({ credentialId: 'cred_b' }), 'CREDENTIAL_NOT_FOUND', 'credentialId'],
       [sms({ unexpected: 1 }), 'VALIDATION_FAILED', 'unexpected'],
       [
         { ...sms({ channel: 'email', credentialId: 'cred_mail' }), template: { text: 'Hi' } },
@@ -144,8 +160,75 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
       expect(fields).toContain(field);
     }
     expect((await call('GET', '/v1/campaigns/cmp_missing')).status).toBe(404);
-    const list = await call('GET', '/v1/campaigns?tenantId=tenant-a');
+    const list = await call('GET', '/v1/campaigns');
     expect((list.body['items'] as unknown[]).length).toBe(1);
+    expect((await call('GET', '/v1/campaigns?tenantId=tenant-b')).status).toBe(400);
+  });
+
+  it("keeps campaigns to their tenant: another tenant's id answers 404 as a missing one", async () => {
+    const mine = await call('POST', '/v1/campaigns', sms({ name: 'Mine' }));
+    const id = String(mine.body['id']);
+    const theirs = await call('POST', '/v1/campaigns', sms({ name: 'Theirs', credentialId: 'cred_b' }), keyB);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body['tenantId']).toBe('tenant-b');
+    // B may not use A's credential either.
+    const borrowed = await call('POST', '/v1/campaigns', sms(), keyB);
+    expect(borrowed.status).toBe(400);
+    expect(borrowed.body['error']).toMatchObject({ code: 'CREDENTIAL_NOT_FOUND' });
+
+    const missing = await call('GET', '/v1/campaigns/cmp_00000000000000000000000000', undefined, keyB);
+    const hidden = (answer: JsonAnswer): unknown => ({
+      status: answer.status,
+      error: JSON.parse(
+        JSON.stringify(answer.body['error']).replaceAll(id, 'cmp_00000000000000000000000000'),
+      ),
+    });
+    const operatorAsB = async (path: string): Promise<JsonAnswer> => {
+      const response = await fetch(`${scheduler.url}${path}`, {
+        headers: { ...bearer(TEST_OPERATOR_KEY), 'x-ums-tenant': 'tenant-b' },
+      });
+      const text = await response.text();
+      return { status: response.status, body: JSON.parse(text) as Record<string, unknown>, text };
+    };
+    const foreign = [
+      await call('GET', `/v1/campaigns/${id}`, undefined, keyB),
+      ...(await Promise.all(
+        ['start', 'pause', 'resume', 'stop', 'archive'].map((action) =>
+          call('POST', `/v1/campaigns/${id}/${action}`, undefined, keyB),
+        ),
+      )),
+      await operatorAsB(`/v1/campaigns/${id}`),
+    ];
+    for (const answer of foreign) expect(hidden(answer)).toEqual(hidden(missing));
+    expect(missing).toMatchObject({ status: 404, body: { error: { code: 'CAMPAIGN_NOT_FOUND' } } });
+    const [row] = (await ds.query('SELECT state FROM campaigns WHERE id = ?', [id])) as { state: string }[];
+    expect(row?.state).toBe('DRAFT');
+    expect(await ds.query('SELECT id FROM runs WHERE campaign_id = ?', [id])).toEqual([]);
+
+    const listed = async (key: string): Promise<string[]> =>
+      (
+        (await call('GET', '/v1/campaigns?limit=500', undefined, key)).body['items'] as { tenantId: string }[]
+      ).map((c) => c.tenantId);
+    expect(new Set(await listed(keyB))).toEqual(new Set(['tenant-b']));
+    expect(new Set(await listed(keyA))).toEqual(new Set(['tenant-a']));
+    expect(new Set(await listed(TEST_OPERATOR_KEY))).toEqual(new Set(['tenant-a', 'tenant-b']));
+    // The operator reads any tenant's campaign, but creates only for a tenant it names.
+    expect((await call('GET', `/v1/campaigns/${id}`, undefined, TEST_OPERATOR_KEY)).status).toBe(200);
+    const unnamed = await call('POST', '/v1/campaigns', sms(), TEST_OPERATOR_KEY);
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.body['error']).toMatchObject({ code: 'TENANT_REQUIRED' });
+  });
+
+  it('needs a key, and campaigns:write to create or act', async () => {
+    const reader = await createTenantKey(scheduler.url, 'tenant-a', [Scope.CampaignsRead]);
+    const before = await ds.query('SELECT COUNT(*) AS n FROM campaigns');
+    const anonymous = await jsonCall(scheduler.url, 'POST', '/v1/campaigns', sms());
+    expect(anonymous.status).toBe(401);
+    const readOnly = await call('POST', '/v1/campaigns', sms(), reader);
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.body['error']).toMatchObject({ code: 'AUTH_SCOPE_MISSING' });
+    expect(await ds.query('SELECT COUNT(*) AS n FROM campaigns')).toEqual(before);
+    expect((await call('GET', '/v1/campaigns', undefined, reader)).status).toBe(200);
   });
 
   it('pauses within 2 seconds, resumes from the checkpoint, and sends every recipient once', async () => {

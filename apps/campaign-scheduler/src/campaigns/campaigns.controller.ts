@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Scope } from '@ums/contracts';
-import { Requires } from '@ums/platform';
+import { Caller, type Principal, Requires, requireTenant } from '@ums/platform';
 import { Matches } from 'class-validator';
 import type { CampaignDetailView, CampaignView } from './campaign.view';
 import { CampaignsService } from './campaigns.service';
@@ -11,34 +11,38 @@ export class CampaignIdParams {
   campaignId!: string;
 }
 
+/** Campaigns of the caller's tenant; an operator without X-Ums-Tenant reads and acts across tenants. */
 @Controller('v1/campaigns')
 export class CampaignsController {
   constructor(private readonly campaigns: CampaignsService) {}
 
   @Requires(Scope.CampaignsWrite)
   @Post()
-  create(@Body() dto: CreateCampaignDto): Promise<CampaignView> {
-    return this.campaigns.create(dto);
+  create(@Caller() principal: Principal, @Body() dto: CreateCampaignDto): Promise<CampaignView> {
+    return this.campaigns.createFromApi({ ...dto, tenantId: requireTenant(principal) });
   }
 
   @Requires(Scope.CampaignsRead)
   @Get()
-  async list(@Query() query: ListCampaignsQuery): Promise<{ items: CampaignView[] }> {
-    return { items: await this.campaigns.list(query.tenantId, query.limit, query.after) };
+  async list(
+    @Caller() principal: Principal,
+    @Query() query: ListCampaignsQuery,
+  ): Promise<{ items: CampaignView[] }> {
+    return { items: await this.campaigns.list(principal.tenantId, query.limit, query.after) };
   }
 
   /** The campaign with its audience size and its latest runs (state and progress counters). */
   @Requires(Scope.CampaignsRead)
   @Get(':campaignId')
-  get(@Param() params: CampaignIdParams): Promise<CampaignDetailView> {
-    return this.campaigns.get(params.campaignId);
+  get(@Caller() principal: Principal, @Param() params: CampaignIdParams): Promise<CampaignDetailView> {
+    return this.campaigns.get(params.campaignId, principal.tenantId);
   }
 
   /** start, pause, resume, stop, archive. */
   @Requires(Scope.CampaignsWrite)
   @Post(':campaignId/:action')
   @HttpCode(200)
-  act(@Param() params: CampaignActionParams): Promise<CampaignDetailView> {
-    return this.campaigns.act(params.campaignId, params.action);
+  act(@Caller() principal: Principal, @Param() params: CampaignActionParams): Promise<CampaignDetailView> {
+    return this.campaigns.act(params.campaignId, params.action, principal.tenantId);
   }
 }

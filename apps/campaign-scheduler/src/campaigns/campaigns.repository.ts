@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel } from '@ums/contracts';
 import type { CampaignState, TemplateContent } from '@ums/domain';
-import { isoOrNull as iso, jsonColumn } from '@ums/platform';
+import { isoOrNull as iso, jsonColumn, type TenantFilter } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { CampaignView } from './campaign.view';
 import type { ScheduleKind } from './create-campaign.dto';
@@ -74,27 +74,35 @@ export class CampaignsRepository {
     return { id: String(rows[0]?.['id']), created: false };
   }
 
+  /** The campaign, when it exists and is the filter's tenant's (any tenant's for null). */
   async find(
     id: string,
+    tenant: TenantFilter,
     manager: EntityManager | DataSource = this.dataSource,
   ): Promise<CampaignView | undefined> {
-    const rows = (await manager.query(`SELECT ${COLUMNS} FROM campaigns WHERE id = ?`, [id])) as Row[];
+    const rows = (await manager.query(
+      `SELECT ${COLUMNS} FROM campaigns WHERE id = ? AND (? IS NULL OR tenant_id = ?)`,
+      [id, tenant, tenant],
+    )) as Row[];
     return rows[0] === undefined ? undefined : toView(rows[0]);
   }
 
-  async lock(manager: EntityManager, id: string): Promise<CampaignView | undefined> {
-    const rows = (await manager.query(`SELECT ${COLUMNS} FROM campaigns WHERE id = ? FOR UPDATE`, [
-      id,
-    ])) as Row[];
+  /** find, with the row locked for the transaction. */
+  async lock(manager: EntityManager, id: string, tenant: TenantFilter): Promise<CampaignView | undefined> {
+    const rows = (await manager.query(
+      `SELECT ${COLUMNS} FROM campaigns WHERE id = ? AND (? IS NULL OR tenant_id = ?) FOR UPDATE`,
+      [id, tenant, tenant],
+    )) as Row[];
     return rows[0] === undefined ? undefined : toView(rows[0]);
   }
 
-  async list(tenantId: string | undefined, limit: number, after?: string): Promise<CampaignView[]> {
+  /** Campaigns in id order after `after`, of one tenant or (null) of all. */
+  async list(tenant: TenantFilter, limit: number, after?: string): Promise<CampaignView[]> {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (tenantId !== undefined) {
+    if (tenant !== null) {
       where.push('tenant_id = ?');
-      params.push(tenantId);
+      params.push(tenant);
     }
     if (after !== undefined) {
       where.push('id > ?');

@@ -3,13 +3,23 @@ import { Channel, RunState } from '@ums/contracts';
 import {
   CampaignEvent,
   CampaignState,
+  checkOneOffTime,
+  findControlCharacter,
+  isValidTimeZone,
+  LINE_BREAKS_AND_TABS,
   nextFireAfter,
   parseCronSchedule,
   templateVariables,
   transitionCampaign,
   type TemplateContent,
 } from '@ums/domain';
-import { ConflictError, type FieldError, InvalidInputError, NotFoundError } from '@ums/platform';
+import {
+  ConflictError,
+  type FieldError,
+  InvalidInputError,
+  NotFoundError,
+  type TenantFilter,
+} from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ulid } from 'ulid';
 import { RunsRepository } from '../runs/runs.repository';
@@ -17,7 +27,26 @@ import { RunAction, RunsService } from '../runs/runs.service';
 import { SchedulingService } from '../scheduling/scheduling.service';
 import type { CampaignDetailView, CampaignView } from './campaign.view';
 import { CampaignsRepository } from './campaigns.repository';
-import { CampaignAction, type CreateCampaignDto, ScheduleKind } from './create-campaign.dto';
+import { CampaignAction, ScheduleKind } from './create-campaign.dto';
+
+/** A schedule as the API and the send-requests consumer give it. */
+export interface ScheduleInput {
+  readonly kind: ScheduleKind;
+  readonly at?: string;
+  readonly cron?: string;
+  readonly timeZone?: string;
+}
+
+/** What a campaign is created from: the API's body (with its tenant) or a producer's bulk request. */
+export interface CampaignInput {
+  readonly tenantId: string;
+  readonly name: string;
+  readonly channel: Channel;
+  readonly credentialId: string;
+  readonly template: TemplateContent;
+  readonly defaultCountry?: string;
+  readonly schedule: ScheduleInput;
+}
 
 const RUN_ACTIONS_BY_CAMPAIGN_ACTION: Partial<Record<CampaignAction, [RunState[], RunAction][]>> = {
   [CampaignAction.Pause]: [[[RunState.Running, RunState.Scheduled], RunAction.Pause]],
@@ -47,10 +76,22 @@ export class CampaignsService {
     private readonly scheduling: SchedulingService,
   ) {}
 
+  /**
+   * Creates a DRAFT campaign for an API caller. A one-off time must name its UTC offset and may be
+   * at most ONE_OFF_GRACE_MS in the past (a producer's sendAt, through create, is taken as given:
+   * a request that waited on Kafka still sends).
+   */
+  async createFromApi(input: CampaignInput): Promise<CampaignView> {
+    if (input.schedule.kind !== ScheduleKind.At) return this.create(input);
+    const check = checkOneOffTime(input.schedule.at ?? '', await this.runs.dbNow());
+    if (!check.ok) throw InvalidInputError.field('SCHEDULE_INVALID', 'schedule.at', check.reason);
+    return this.create({ ...input, schedule: { ...input.schedule, at: check.at.toISOString() } });
+  }
+
   /** Creates a DRAFT campaign; with a sourceRequestId a repeated request returns the first one. */
-  async create(dto: CreateCampaignDto, sourceRequestId: string | null = null): Promise<CampaignView> {
+  async create(dto: CampaignInput, sourceRequestId: string | null = null): Promise<CampaignView> {
     const template = checkTemplate(dto.channel, dto.template);
-    const schedule = checkSchedule(dto);
+    const schedule = checkSchedule(dto.schedule);
     await this.checkCredential(dto.tenantId, dto.credentialId, dto.channel);
     const id = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.campaigns.insert(manager, {
@@ -63,13 +104,13 @@ export class CampaignsService {
         defaultCountry: dto.defaultCountry?.toUpperCase() ?? null,
         scheduleKind: dto.schedule.kind,
         scheduleAt: schedule.at,
-        cron: dto.schedule.kind === ScheduleKind.Cron ? (dto.schedule.cron as string).trim() : null,
+        cron: schedule.cron,
         timeZone: schedule.timeZone,
         sourceRequestId,
       });
       return inserted.id;
     });
-    return (await this.campaigns.find(id)) as CampaignView;
+    return (await this.campaigns.find(id, dto.tenantId)) as CampaignView;
   }
 
   /** The credential must exist, belong to the tenant and send on the channel. */
@@ -91,25 +132,27 @@ export class CampaignsService {
     }
   }
 
-  async get(id: string): Promise<CampaignDetailView> {
-    const campaign = await this.campaigns.find(id);
-    if (campaign === undefined) throw new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${id} not found`);
+  /** The campaign with its audience size and latest runs; another tenant's is 404 as a missing one. */
+  async get(id: string, tenant: TenantFilter): Promise<CampaignDetailView> {
+    const campaign = await this.campaigns.find(id, tenant);
+    if (campaign === undefined) throw campaignNotFound(id);
     const [audienceSize, runs] = await Promise.all([this.campaigns.audienceSize(id), this.runs.list(id, 20)]);
     return { ...campaign, audienceSize, runs };
   }
 
-  list(tenantId: string | undefined, limit: number, after?: string): Promise<CampaignView[]> {
-    return this.campaigns.list(tenantId, limit, after);
+  list(tenant: TenantFilter, limit: number, after?: string): Promise<CampaignView[]> {
+    return this.campaigns.list(tenant, limit, after);
   }
 
   /**
    * start: DRAFT -> ACTIVE and its first run (now, at its time) or its first cron fire time.
    * pause/resume/stop also act on the campaign's runs; archive only hides a finished campaign.
+   * Another tenant's campaign is 404 as a missing one.
    */
-  async act(id: string, action: CampaignAction): Promise<CampaignDetailView> {
+  async act(id: string, action: CampaignAction, tenant: TenantFilter): Promise<CampaignDetailView> {
     await this.dataSource.transaction(async (manager) => {
-      const campaign = await this.campaigns.lock(manager, id);
-      if (campaign === undefined) throw new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${id} not found`);
+      const campaign = await this.campaigns.lock(manager, id, tenant);
+      if (campaign === undefined) throw campaignNotFound(id);
       const transition = transitionCampaign(campaign.state, EVENT_BY_ACTION[action]);
       if (!transition.ok) {
         throw new ConflictError(transition.code, `Campaign ${id}: ${transition.reason}`, {
@@ -131,7 +174,7 @@ export class CampaignsService {
       await this.applyToRuns(manager, id, action);
     });
     if (action === CampaignAction.Start || action === CampaignAction.Resume) this.scheduling.nudge();
-    return this.get(id);
+    return this.get(id, tenant);
   }
 
   private async applyToRuns(
@@ -147,6 +190,10 @@ export class CampaignsService {
   }
 }
 
+function campaignNotFound(id: string): NotFoundError {
+  return new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${id} not found`);
+}
+
 function checkTemplate(channel: Channel, template: TemplateContent): TemplateContent {
   const fields: FieldError[] = [];
   if (channel === Channel.Sms && template.templateName !== undefined) {
@@ -158,6 +205,7 @@ function checkTemplate(channel: Channel, template: TemplateContent): TemplateCon
   if (channel !== Channel.WhatsApp && template.text === undefined) {
     fields.push({ field: 'template.text', reason: `${channel} needs a text` });
   }
+  fields.push(...controlCharacterProblems(template));
   const variables = templateVariables(template);
   if (!variables.ok) {
     const field = variables.field.startsWith('template') ? variables.field : `template.${variables.field}`;
@@ -173,18 +221,55 @@ function checkTemplate(channel: Channel, template: TemplateContent): TemplateCon
   return template;
 }
 
-function checkSchedule(dto: CreateCampaignDto): { at: Date | null; timeZone: string } {
-  const timeZone = dto.schedule.timeZone ?? 'UTC';
-  switch (dto.schedule.kind) {
+/** Control characters: a text may hold line breaks and tabs, the other fields none. */
+function controlCharacterProblems(template: TemplateContent): FieldError[] {
+  const fields: FieldError[] = [];
+  const check = (field: string, value: string | undefined, allowed = ''): void => {
+    const found = value === undefined ? undefined : findControlCharacter(value, allowed);
+    if (found !== undefined) fields.push({ field, reason: `contains the control character ${found}` });
+  };
+  check('template.text', template.text, LINE_BREAKS_AND_TABS);
+  check('template.subject', template.subject);
+  check('template.templateName', template.templateName);
+  check('template.templateLanguage', template.templateLanguage);
+  template.templateParameters?.forEach((parameter, i) =>
+    check(`template.templateParameters[${i}]`, parameter),
+  );
+  return fields;
+}
+
+function scheduleInvalid(field: string, reason: string): InvalidInputError {
+  return InvalidInputError.field('SCHEDULE_INVALID', `schedule.${field}`, reason);
+}
+
+/** The time zone (any kind), the fields of the kind only, the cron expression or the one-off time. */
+function checkSchedule(schedule: ScheduleInput): { at: Date | null; cron: string | null; timeZone: string } {
+  const timeZone = schedule.timeZone ?? 'UTC';
+  if (!isValidTimeZone(timeZone)) {
+    throw scheduleInvalid('timeZone', `unknown time zone ${JSON.stringify(timeZone)} (use an IANA name)`);
+  }
+  if (schedule.kind !== ScheduleKind.At && schedule.at !== undefined) {
+    throw scheduleInvalid('at', `only a schedule of kind at has a time, not kind ${schedule.kind}`);
+  }
+  if (schedule.kind !== ScheduleKind.Cron && schedule.cron !== undefined) {
+    throw scheduleInvalid(
+      'cron',
+      `only a schedule of kind cron has an expression, not kind ${schedule.kind}`,
+    );
+  }
+  switch (schedule.kind) {
     case ScheduleKind.Now:
-      return { at: null, timeZone };
-    case ScheduleKind.At:
-      return { at: new Date(dto.schedule.at as string), timeZone };
+      return { at: null, cron: null, timeZone };
+    case ScheduleKind.At: {
+      const at = new Date(schedule.at ?? '');
+      if (Number.isNaN(at.getTime())) throw scheduleInvalid('at', 'must be an ISO 8601 time');
+      return { at, cron: null, timeZone };
+    }
     case ScheduleKind.Cron: {
-      const check = parseCronSchedule(dto.schedule.cron as string, timeZone);
-      if (!check.ok)
-        throw InvalidInputError.field('SCHEDULE_INVALID', `schedule.${check.field}`, check.reason);
-      return { at: null, timeZone };
+      const cron = (schedule.cron ?? '').trim();
+      const check = parseCronSchedule(cron, timeZone);
+      if (!check.ok) throw scheduleInvalid(check.field, check.reason);
+      return { at: null, cron, timeZone };
     }
   }
 }

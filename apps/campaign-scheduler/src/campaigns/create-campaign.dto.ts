@@ -6,8 +6,8 @@ import {
   IsEnum,
   IsInt,
   IsISO31661Alpha2,
-  IsISO8601,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -19,6 +19,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Channel, MessageContentV1 } from '@ums/contracts';
+import { IsSingleLineText } from './single-line-text.validator';
 
 export enum ScheduleKind {
   Now = 'now',
@@ -30,9 +31,13 @@ export class ScheduleDto {
   @IsEnum(ScheduleKind, { message: 'kind must be one of now, at, cron' })
   kind!: ScheduleKind;
 
-  /** For kind=at: an ISO 8601 time with an offset (e.g. 2026-12-01T09:00:00+01:00). */
+  /**
+   * For kind=at: an ISO 8601 time with a UTC offset (2026-12-01T09:00:00+01:00, or Z), at most
+   * ONE_OFF_GRACE_MS ago; checked by the service (SCHEDULE_INVALID).
+   */
   @ValidateIf((o: ScheduleDto) => o.kind === ScheduleKind.At)
-  @IsISO8601({ strict: true }, { message: 'at must be an ISO 8601 time' })
+  @IsString({ message: 'at must be an ISO 8601 time with a UTC offset' })
+  @MaxLength(64)
   at?: string;
 
   /** For kind=cron: five fields (minute hour day month weekday), evaluated in timeZone. */
@@ -48,13 +53,11 @@ export class ScheduleDto {
   timeZone?: string;
 }
 
+/** POST /v1/campaigns: the tenant is the caller's (requireTenant), never the body's. */
 export class CreateCampaignDto {
-  @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'tenantId must be 1-64 of A-Z a-z 0-9 _ . : -' })
-  tenantId!: string;
-
   @IsString()
-  @IsNotEmpty()
   @MaxLength(255)
+  @IsSingleLineText()
   name!: string;
 
   @IsEnum(Channel, { message: 'channel must be one of whatsapp, sms, email' })
@@ -66,6 +69,7 @@ export class CreateCampaignDto {
 
   /** Text with {{variables}} from the recipient's columns, or a provider template with parameters. */
   @IsDefined()
+  @IsObject({ message: 'template must be an object' })
   @ValidateNested()
   @Type(() => MessageContentV1)
   template!: MessageContentV1;
@@ -76,16 +80,14 @@ export class CreateCampaignDto {
   defaultCountry?: string;
 
   @IsDefined()
+  @IsObject({ message: 'schedule must be an object' })
   @ValidateNested()
   @Type(() => ScheduleDto)
   schedule!: ScheduleDto;
 }
 
+/** GET /v1/campaigns: the caller's tenant's campaigns (an operator's without X-Ums-Tenant: all). */
 export class ListCampaignsQuery {
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9_.:-]{1,64}$/, { message: 'tenantId must be a tenant id' })
-  tenantId?: string;
-
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit = 50;
 
   @IsOptional() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'after must be a campaign id' }) after?: string;

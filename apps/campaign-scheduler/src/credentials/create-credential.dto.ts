@@ -5,29 +5,30 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
-  Matches,
   Max,
   MaxLength,
   Min,
   MinLength,
 } from 'class-validator';
-import { CredentialLimits, TENANT_ID_PATTERN } from './credential-limits';
+import { CredentialLimits } from './credential-limits';
 import { IsSettingsRecord } from './settings-record.validator';
 
-/** POST /v1/credentials. The provider/channel pair and floor <= ceiling are checked by the service. */
+/**
+ * POST /v1/credentials, for the caller's tenant (never named in the body). The provider/channel pair,
+ * floor <= ceiling and the provider's rules are checked by the service.
+ */
 export class CreateCredentialDto {
-  @IsString()
-  @MaxLength(CredentialLimits.tenantIdMaxLength)
-  @Matches(TENANT_ID_PATTERN, { message: 'tenantId must be letters, digits or . _ : -' })
-  tenantId!: string;
-
   @IsString() @IsNotEmpty() @MaxLength(CredentialLimits.nameMaxLength) name!: string;
 
   @IsEnum(Provider) provider!: Provider;
 
   @IsEnum(Channel) channel!: Channel;
 
-  /** Non-secret settings (account ids, sender, region), returned as given. */
+  /**
+   * Non-secret settings (account ids, sender, region), checked against the provider's schema and
+   * returned as given. `baseUrl` must be one of the deployment's endpoints for the provider; when
+   * omitted, the first one without a wildcard is stored.
+   */
   @IsOptional() @IsSettingsRecord() config?: Record<string, string | number | boolean>;
 
   /** API token, auth token or password: sealed before storage, never returned. */
@@ -43,6 +44,13 @@ export class CreateCredentialDto {
   @MinLength(1)
   @MaxLength(CredentialLimits.secretMaxLength)
   callbackSecret?: string;
+
+  /** Meta's `hub.verify_token` (whatsapp-cloud only); sealed, never returned. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(CredentialLimits.verifyTokenMaxLength)
+  webhookVerifyToken?: string;
 
   @IsInt() @Min(1) @Max(CredentialLimits.maxRatePerSec) rateCeilingPerSec!: number;
 

@@ -10,6 +10,7 @@ export interface CredentialView {
   readonly config: Record<string, string | number | boolean>;
   readonly hasSecret: boolean;
   readonly hasCallbackSecret: boolean;
+  readonly hasWebhookVerifyToken: boolean;
   readonly rateCeilingPerSec: number;
   readonly rateFloorPerSec: number;
   readonly tenantRateCapPerSec: number | null;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel, Provider } from '@ums/contracts';
+import type { TenantFilter } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 
 export type CredentialSettings = Record<string, string | number | boolean>;
@@ -15,6 +16,8 @@ export interface CredentialRecord {
   readonly sealedSecret: string | null;
   /** Verifies the provider's callbacks (webhook-ingest opens it); null: Twilio uses its auth token, others refuse. */
   readonly sealedCallbackSecret: string | null;
+  /** Meta's `hub.verify_token` (whatsapp-cloud), sealed; webhook-ingest opens it. */
+  readonly sealedVerifyToken: string | null;
   readonly rateCeilingPerSec: number;
   readonly rateFloorPerSec: number;
   readonly tenantRateCapPerSec: number | null;
@@ -31,6 +34,7 @@ export type CredentialChanges = Pick<
   | 'config'
   | 'sealedSecret'
   | 'sealedCallbackSecret'
+  | 'sealedVerifyToken'
   | 'rateCeilingPerSec'
   | 'rateFloorPerSec'
   | 'tenantRateCapPerSec'
@@ -45,6 +49,7 @@ interface CredentialRow {
   config: unknown;
   secret_ciphertext: string | null;
   callback_secret_ciphertext: string | null;
+  verify_token_ciphertext: string | null;
   rate_ceiling_per_sec: number | string;
   rate_floor_per_sec: number | string;
   tenant_rate_cap_per_sec: number | string | null;
@@ -53,7 +58,7 @@ interface CredentialRow {
 }
 
 const COLUMNS = `id, tenant_id, name, provider, channel, config, secret_ciphertext, callback_secret_ciphertext,
-  rate_ceiling_per_sec, rate_floor_per_sec, tenant_rate_cap_per_sec, created_at, updated_at`;
+  verify_token_ciphertext, rate_ceiling_per_sec, rate_floor_per_sec, tenant_rate_cap_per_sec, created_at, updated_at`;
 
 /** The credentials table (low volume: plain statements, one row at a time). */
 @Injectable()
@@ -63,9 +68,9 @@ export class CredentialsRepository {
   async insert(credential: NewCredential): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, secret_ciphertext,
-         callback_secret_ciphertext, rate_ceiling_per_sec, rate_floor_per_sec, tenant_rate_cap_per_sec, created_at,
-         updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
+         callback_secret_ciphertext, verify_token_ciphertext, rate_ceiling_per_sec, rate_floor_per_sec,
+         tenant_rate_cap_per_sec, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
       [
         credential.id,
         credential.tenantId,
@@ -75,6 +80,7 @@ export class CredentialsRepository {
         JSON.stringify(credential.config),
         credential.sealedSecret,
         credential.sealedCallbackSecret,
+        credential.sealedVerifyToken,
         credential.rateCeilingPerSec,
         credential.rateFloorPerSec,
         credential.tenantRateCapPerSec,
@@ -82,46 +88,61 @@ export class CredentialsRepository {
     );
   }
 
+  /** The credential when it exists and is the tenant's (any tenant's for a null filter). */
   async findById(
     id: string,
+    tenant: TenantFilter,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<CredentialRecord | undefined> {
-    const rows = (await manager.query(`SELECT ${COLUMNS} FROM credentials WHERE id = ?`, [
-      id,
-    ])) as CredentialRow[];
+    const where = byId(id, tenant);
+    const rows = (await manager.query(
+      `SELECT ${COLUMNS} FROM credentials WHERE ${where.sql}`,
+      where.params,
+    )) as CredentialRow[];
     return rows[0] === undefined ? undefined : toRecord(rows[0]);
   }
 
-  /** A tenant's credentials in id order after `after` (served by idx_credentials_tenant, which ends in the id). */
-  async listByTenant(
-    tenantId: string,
-    after: string | undefined,
-    limit: number,
-  ): Promise<CredentialRecord[]> {
-    const rows = (await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM credentials WHERE tenant_id = ? AND id > ? ORDER BY id LIMIT ?`,
-      [tenantId, after ?? '', limit],
-    )) as CredentialRow[];
+  /**
+   * A tenant's credentials in id order after `after` (served by idx_credentials_tenant, which ends in
+   * the id); every tenant's for a null filter (the primary key).
+   */
+  async list(tenant: TenantFilter, after: string | undefined, limit: number): Promise<CredentialRecord[]> {
+    const rows = (
+      tenant === null
+        ? await this.dataSource.query(`SELECT ${COLUMNS} FROM credentials WHERE id > ? ORDER BY id LIMIT ?`, [
+            after ?? '',
+            limit,
+          ])
+        : await this.dataSource.query(
+            `SELECT ${COLUMNS} FROM credentials WHERE tenant_id = ? AND id > ? ORDER BY id LIMIT ?`,
+            [tenant, after ?? '', limit],
+          )
+    ) as CredentialRow[];
     return rows.map(toRecord);
   }
 
   /**
    * Locks the row, lets `decide` compute the new values from the current ones (it may throw to
-   * refuse), writes them and returns the updated record; undefined when there is no such credential.
+   * refuse), writes them and returns the updated record; undefined when there is no such credential
+   * of the tenant (nothing of another tenant's is locked or read).
    */
   async update(
     id: string,
+    tenant: TenantFilter,
     decide: (current: CredentialRecord) => CredentialChanges,
   ): Promise<CredentialRecord | undefined> {
+    const where = byId(id, tenant);
     return this.dataSource.transaction(async (manager) => {
-      const rows = (await manager.query(`SELECT ${COLUMNS} FROM credentials WHERE id = ? FOR UPDATE`, [
-        id,
-      ])) as CredentialRow[];
+      const rows = (await manager.query(
+        `SELECT ${COLUMNS} FROM credentials WHERE ${where.sql} FOR UPDATE`,
+        where.params,
+      )) as CredentialRow[];
       if (rows[0] === undefined) return undefined;
       const next = decide(toRecord(rows[0]));
       await manager.query(
         `UPDATE credentials
-            SET name = ?, config = ?, secret_ciphertext = ?, callback_secret_ciphertext = ?, rate_ceiling_per_sec = ?, rate_floor_per_sec = ?,
+            SET name = ?, config = ?, secret_ciphertext = ?, callback_secret_ciphertext = ?,
+                verify_token_ciphertext = ?, rate_ceiling_per_sec = ?, rate_floor_per_sec = ?,
                 tenant_rate_cap_per_sec = ?, updated_at = UTC_TIMESTAMP(3)
           WHERE id = ?`,
         [
@@ -129,15 +150,23 @@ export class CredentialsRepository {
           JSON.stringify(next.config),
           next.sealedSecret,
           next.sealedCallbackSecret,
+          next.sealedVerifyToken,
           next.rateCeilingPerSec,
           next.rateFloorPerSec,
           next.tenantRateCapPerSec,
           id,
         ],
       );
-      return this.findById(id, manager);
+      return this.findById(id, tenant, manager);
     });
   }
+}
+
+/** The row by id, within the tenant unless the filter is null (an operator across tenants). */
+function byId(id: string, tenant: TenantFilter): { sql: string; params: string[] } {
+  return tenant === null
+    ? { sql: 'id = ?', params: [id] }
+    : { sql: 'id = ? AND tenant_id = ?', params: [id, tenant] };
 }
 
 function toRecord(row: CredentialRow): CredentialRecord {
@@ -151,6 +180,7 @@ function toRecord(row: CredentialRow): CredentialRecord {
     config: (typeof row.config === 'string' ? JSON.parse(row.config) : row.config) as CredentialSettings,
     sealedSecret: row.secret_ciphertext,
     sealedCallbackSecret: row.callback_secret_ciphertext,
+    sealedVerifyToken: row.verify_token_ciphertext,
     rateCeilingPerSec: Number(row.rate_ceiling_per_sec),
     rateFloorPerSec: Number(row.rate_floor_per_sec),
     tenantRateCapPerSec: row.tenant_rate_cap_per_sec === null ? null : Number(row.tenant_rate_cap_per_sec),

@@ -7,6 +7,11 @@ const KEY = /^[A-Za-z0-9_.-]+$/;
 // Settings are returned by the API and stored in clear; secrets belong in `secret`, which is sealed.
 const SECRET_LOOKING_KEY = /secret|passw|token|api[-_.]?key|private[-_.]?key/i;
 
+/** Whether a settings key names something secret (such settings are refused, and never shown). */
+export function isSecretLookingKey(key: string): boolean {
+  return SECRET_LOOKING_KEY.test(key);
+}
+
 /** Why a credential's non-secret settings are refused, or undefined when they are acceptable. */
 export function settingsProblem(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'must be an object';
@@ -16,7 +21,7 @@ export function settingsProblem(value: unknown): string | undefined {
     if (key.length > MAX_KEY_LENGTH || !KEY.test(key)) {
       return `key '${key.slice(0, MAX_KEY_LENGTH)}' must be 1-${MAX_KEY_LENGTH} of A-Z, a-z, 0-9, _ . -`;
     }
-    if (SECRET_LOOKING_KEY.test(key)) {
+    if (isSecretLookingKey(key)) {
       return `key '${key}' looks like a secret: send it as \`secret\`, which is stored encrypted`;
     }
     const ok =

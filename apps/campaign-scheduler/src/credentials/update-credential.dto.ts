@@ -10,12 +10,14 @@ const IfSet = (): PropertyDecorator =>
 
 /**
  * PATCH /v1/credentials/:id: every field optional; tenant, provider and channel are fixed once
- * created (campaigns point at the credential). `secret: null`, `callbackSecret: null` and `tenantRateCapPerSec: null` clear them.
+ * created (campaigns point at the credential). `secret: null`, `callbackSecret: null`,
+ * `webhookVerifyToken: null` and `tenantRateCapPerSec: null` clear them. A change of
+ * `config.baseUrl` needs `secret` in the same request.
  */
 export class UpdateCredentialDto {
   @IfPresent() @IsString() @IsNotEmpty() @MaxLength(CredentialLimits.nameMaxLength) name?: string;
 
-  /** Replaces the whole settings object. */
+  /** Replaces the whole settings object; without `baseUrl` it keeps the current endpoint. */
   @IfPresent() @IsSettingsRecord() config?: Record<string, string | number | boolean>;
 
   @IfSet() @IsString() @MinLength(1) @MaxLength(CredentialLimits.secretMaxLength) secret?: string | null;
@@ -25,6 +27,12 @@ export class UpdateCredentialDto {
   @MinLength(1)
   @MaxLength(CredentialLimits.secretMaxLength)
   callbackSecret?: string | null;
+
+  @IfSet()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(CredentialLimits.verifyTokenMaxLength)
+  webhookVerifyToken?: string | null;
 
   @IfPresent() @IsInt() @Min(1) @Max(CredentialLimits.maxRatePerSec) rateCeilingPerSec?: number;
 

@@ -541,10 +541,13 @@ describe('messages API (service process)', () => {
     );
     expect(errorShape(foreignMessage, messageId)).toMatchObject({ status: 404, code: 'MESSAGE_NOT_FOUND' });
 
-    // Lists: none of A's runs for B; both for A.
+    // Lists: A's campaign is not found for B, as a missing one; both runs for A.
     const listOf = async (key: string): Promise<string[]> =>
       (await getJson<{ items: { id: string }[] }>('/v1/campaigns/camp-a/runs', key)).items.map((r) => r.id);
-    expect(await listOf(keyT2)).toEqual([]);
+    const foreignList = await get('/v1/campaigns/camp-a/runs', keyT2);
+    const missingList = await get('/v1/campaigns/camp-none/runs', keyT2);
+    expect(foreignList.status).toBe(404);
+    expect(errorShape(foreignList, 'camp-a')).toEqual(errorShape(missingList, 'camp-none'));
     expect(await listOf(keyT1)).toEqual([runA2, runA]);
 
     // The operator without a tenant reaches every tenant's; with X-Ums-Tenant only that tenant's.

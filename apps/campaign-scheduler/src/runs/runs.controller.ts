@@ -34,7 +34,7 @@ export class ListRunsQuery {
 export class RunsController {
   constructor(private readonly runs: RunsService) {}
 
-  /** The campaign's runs; none when the campaign is another tenant's. */
+  /** The campaign's runs; 404 when the campaign is missing or another tenant's. */
   @Requires(Scope.CampaignsRead)
   @Get()
   async list(

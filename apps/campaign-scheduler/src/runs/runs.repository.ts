@@ -54,6 +54,15 @@ export class RunsRepository {
     return rows[0] === undefined ? undefined : toRunView(rows[0]);
   }
 
+  /** Whether the campaign exists and is the tenant's (any tenant's for null). */
+  async campaignVisible(tenantId: TenantFilter, campaignId: string): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      'SELECT 1 AS found FROM campaigns WHERE id = ? AND (? IS NULL OR tenant_id = ?)',
+      [campaignId, tenantId, tenantId],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
   /**
    * Newest first, keyset on id; empty unless the campaign is the tenant's. `tenantId` null (the
    * default) lists any campaign's runs: for callers that checked the campaign's tenant already.

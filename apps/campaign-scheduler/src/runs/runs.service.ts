@@ -39,7 +39,11 @@ export class RunsService {
   }
 
   /** The campaign's runs, newest first; none unless the campaign is the tenant's (any for null). */
-  list(tenantId: TenantFilter, campaignId: string, limit: number, before?: string): Promise<RunView[]> {
+  /** The campaign's runs; 404 for a missing campaign and for another tenant's, alike. */
+  async list(tenantId: TenantFilter, campaignId: string, limit: number, before?: string): Promise<RunView[]> {
+    if (!(await this.runs.campaignVisible(tenantId, campaignId))) {
+      throw new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${campaignId} not found`);
+    }
     return this.runs.list(campaignId, limit, before, tenantId);
   }
 

@@ -131,13 +131,14 @@ export class SendRequestsService {
     if (campaign.state !== CampaignState.Draft) return; // a redelivered request whose campaign already started
     if (!(await this.repository.hasRequestImport(campaign.id))) {
       if (request.recipients !== undefined) {
-        await this.audience.importInline(campaign.id, request.recipients, 'request');
+        await this.audience.importInline(campaign.id, request.tenantId, request.recipients, 'request');
       } else {
-        await this.audience.startUrlImport(campaign.id, request.audienceUrl as string, 'request');
+        const url = request.audienceUrl as string;
+        await this.audience.startUrlImport(campaign.id, request.tenantId, url, 'request');
       }
     }
     // The expander waits for a URL import still running before it calls the audience exhausted.
-    await this.campaigns.act(campaign.id, CampaignAction.Start);
+    await this.campaigns.act(campaign.id, CampaignAction.Start, request.tenantId);
     this.logger.info(
       { requestId: request.requestId, campaignId: campaign.id },
       'Bulk request started a campaign',

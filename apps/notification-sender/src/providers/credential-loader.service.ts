@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { Channel, describeIssues, FailureReason, Provider } from '@ums/contracts';
-import type { ProviderFailure } from '@ums/domain';
+import {
+  Channel,
+  describeIssues,
+  FailureReason,
+  parseCredentialConfig,
+  Provider,
+  secretProblem,
+} from '@ums/contracts';
+import { ProviderEndpointPolicy, type ProviderFailure } from '@ums/domain';
 import { SecretBox, SecretUnreadableError } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
-import { parseCredentialConfig, secretProblem } from './credential-config.dto';
 import { CredentialsRepository } from './credentials.repository';
 import type { LoadedCredential, ProviderEndpoint } from './provider-adapter';
 import { ProvidersConfig } from './providers.config';
@@ -24,8 +30,10 @@ const CHANNELS = new Set<string>(Object.values(Channel));
  * Credentials by id, ready to send with: settings validated for the provider, secret decrypted
  * with the SecretBox (kept in a RedactedSecret), cached for CREDENTIAL_CACHE_TTL_MS (concurrent
  * loads of one id share one query). A credential that cannot be used yields a permanent
- * CREDENTIAL_INVALID failure naming the problem, never the secret; a database error yields a
- * retryable CREDENTIAL_UNAVAILABLE and is not cached.
+ * CREDENTIAL_INVALID failure naming the problem, never the secret; one the deployment does not
+ * allow yields PROVIDER_DISABLED (a simulator credential where the simulator is off) or
+ * ENDPOINT_NOT_ALLOWED (a base URL not on the provider's allowlist), before its secret is even
+ * opened; a database error yields a retryable CREDENTIAL_UNAVAILABLE and is not cached.
  */
 @Injectable()
 export class CredentialLoader {
@@ -40,6 +48,7 @@ export class CredentialLoader {
     private readonly config: ProvidersConfig,
     private readonly metrics: ProvidersMetrics,
     private readonly logger: PinoLogger,
+    private readonly endpoints: ProviderEndpointPolicy,
   ) {
     this.logger.setContext(CredentialLoader.name);
   }
@@ -95,8 +104,18 @@ export class CredentialLoader {
     const { provider, channel } = stored;
     if (!isProvider(provider)) return invalid(`credential ${id} has an unknown provider '${provider}'`);
     if (!isChannel(channel)) return invalid(`credential ${id} has an unknown channel '${channel}'`);
+    if (!this.endpoints.isEnabled(provider)) {
+      return refused(
+        'PROVIDER_DISABLED',
+        `credential ${id}: provider ${provider} is not enabled on this deployment`,
+      );
+    }
     const parsed = parseCredentialConfig(provider, stored.config);
     if (!parsed.ok) return invalid(`credential ${id} (${provider}): ${describeIssues(parsed.issues)}`);
+    const endpointProblem = this.endpoints.endpointProblem(provider, parsed.config.baseUrl);
+    if (endpointProblem !== undefined) {
+      return refused('ENDPOINT_NOT_ALLOWED', `credential ${id}: config.baseUrl ${endpointProblem}`);
+    }
     let secret: string | undefined;
     if (stored.sealedSecret !== null) {
       try {
@@ -126,11 +145,15 @@ export class CredentialLoader {
   }
 }
 
+/** Why a credential cannot send: its stored values are unusable, or the deployment does not allow them. */
+export type CredentialRefusalCode = 'CREDENTIAL_INVALID' | 'PROVIDER_DISABLED' | 'ENDPOINT_NOT_ALLOWED';
+
+function refused(code: CredentialRefusalCode, detail: string): CredentialLoad {
+  return { ok: false, failure: { kind: 'permanent', reason: FailureReason.Other, code, detail } };
+}
+
 function invalid(detail: string): CredentialLoad {
-  return {
-    ok: false,
-    failure: { kind: 'permanent', reason: FailureReason.Other, code: 'CREDENTIAL_INVALID', detail },
-  };
+  return refused('CREDENTIAL_INVALID', detail);
 }
 
 function isProvider(value: string): value is Provider {

@@ -1,6 +1,5 @@
-import type { Channel, Provider } from '@ums/contracts';
+import type { Channel, CredentialConfigs, Provider } from '@ums/contracts';
 import type { ProviderFailure, TemplateContent } from '@ums/domain';
-import type { CredentialConfigs } from './credential-config.dto';
 import type { RedactedSecret } from './redacted-secret';
 
 /** One message to hand to a provider: our id, its recipient and its content, already rendered. */

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Provider } from '@ums/contracts';
+import { ProviderEndpointPolicy } from '@ums/domain';
+import { publicOnlyConnector } from '@ums/platform';
 import { Pool } from 'undici';
 import type { ProviderEndpoint } from './provider-adapter';
 import { ProvidersConfig } from './providers.config';
@@ -17,7 +19,10 @@ export interface ProviderResponse {
  * POSTs to providers through one undici Pool per origin: keep-alive connections shared by every
  * credential of that origin, no redirects (a redirected send is an error, not a second request),
  * header/body and connect timeouts. Throws undici's errors (with their `code`) when no answer
- * came back; adapters turn those into outcomes. Never logs: headers carry the secrets.
+ * came back; adapters turn those into outcomes. Never logs: headers carry the secrets. An origin
+ * that no enabled provider's allowlist names (the credential loader refuses those before any
+ * request; this is the second line) connects through the SSRF guard: public addresses only, else
+ * ADDRESS_NOT_PUBLIC without a connection.
  */
 @Injectable()
 export class ProviderHttpClient implements OnApplicationShutdown {
@@ -26,6 +31,7 @@ export class ProviderHttpClient implements OnApplicationShutdown {
   constructor(
     private readonly config: ProvidersConfig,
     private readonly metrics: ProvidersMetrics,
+    private readonly endpoints: ProviderEndpointPolicy,
   ) {}
 
   async post(
@@ -70,8 +76,10 @@ export class ProviderHttpClient implements OnApplicationShutdown {
         pipelining: 1,
         headersTimeout: this.config.PROVIDER_HTTP_TIMEOUT_MS,
         bodyTimeout: this.config.PROVIDER_HTTP_TIMEOUT_MS,
-        connect: { timeout: this.config.PROVIDER_CONNECT_TIMEOUT_MS },
         maxResponseSize: this.config.PROVIDER_MAX_RESPONSE_BYTES,
+        connect: this.endpoints.trustsOrigin(origin)
+          ? { timeout: this.config.PROVIDER_CONNECT_TIMEOUT_MS }
+          : publicOnlyConnector(this.config.PROVIDER_CONNECT_TIMEOUT_MS),
       });
       this.pools.set(origin, pool);
     }

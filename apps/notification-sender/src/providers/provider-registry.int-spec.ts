@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Channel, FailureReason, Provider } from '@ums/contracts';
+import { DEFAULT_PROVIDER_ENDPOINTS, ProviderEndpointPolicy } from '@ums/domain';
 import { createDataSource, MetricsRegistry, runPendingMigrations, SecretBox } from '@ums/platform';
 import { createTestDatabase } from '@ums/testing';
 import { PinoLogger } from 'nestjs-pino';
@@ -16,7 +17,7 @@ import { ProvidersMetrics } from './providers.metrics';
 import { SesAdapter } from './ses.adapter';
 import { SimulatorAdapter } from './simulator.adapter';
 import { closedPort, FakeProviderServer } from './test/fake-provider.server';
-import { message, testHttpClient, TWILIO_SID } from './test/provider-fixtures';
+import { credentialFor, message, testHttpClient, TWILIO_SID } from './test/provider-fixtures';
 import { TwilioAdapter } from './twilio.adapter';
 import { WhatsAppCloudAdapter } from './whatsapp-cloud.adapter';
 
@@ -139,7 +140,7 @@ describe('ProviderRegistry with credentials from MariaDB', () => {
     });
     const logger = new PinoLogger({ pinoHttp: [{ level: 'trace' }, stream] });
     repository = new CountingRepository(ds);
-    loader = new CredentialLoader(repository, box, client.config, metrics, logger);
+    loader = new CredentialLoader(repository, box, client.config, metrics, logger, client.endpoints);
     const concurrency = new CredentialConcurrency(client.config);
     registry = new ProviderRegistry(
       loader,
@@ -224,6 +225,7 @@ describe('ProviderRegistry with credentials from MariaDB', () => {
       client.config,
       new ProvidersMetrics(new MetricsRegistry('test')),
       new PinoLogger({ pinoHttp: {} }),
+      client.endpoints,
     );
     const first = await offlineLoader.load('cred_ok');
     expect(first).toMatchObject({
@@ -232,6 +234,96 @@ describe('ProviderRegistry with credentials from MariaDB', () => {
     });
     await offlineLoader.load('cred_ok');
     expect(offline.reads).toBe(2);
+  });
+
+  describe('on a deployment whose allowlists do not name the fake provider', () => {
+    // The deployment's defaults: public provider APIs only, the simulator off.
+    const strict = new ProviderEndpointPolicy({
+      allowlists: { ...DEFAULT_PROVIDER_ENDPOINTS, [Provider.Simulator]: [`http://127.0.0.1:*`] },
+      simulatorEnabled: false,
+    });
+    let strictRegistry: ProviderRegistry;
+    let strictHttp: ProviderHttpClient;
+
+    beforeAll(async () => {
+      await insertCredential(
+        'cred_moved',
+        Provider.Twilio,
+        Channel.Sms,
+        {
+          baseUrl: server.url,
+          accountSid: TWILIO_SID,
+          from: '+15005550006',
+          statusCallbackUrl: 'https://i.example/t',
+        },
+        box.seal(secrets.twilio),
+      );
+      const client = testHttpClient({}, strict);
+      strictHttp = client.http;
+      const strictLoader = new CredentialLoader(
+        repository,
+        box,
+        client.config,
+        new ProvidersMetrics(new MetricsRegistry('test')),
+        new PinoLogger({ pinoHttp: {} }),
+        strict,
+      );
+      const concurrency = new CredentialConcurrency(client.config);
+      strictRegistry = new ProviderRegistry(
+        strictLoader,
+        new WhatsAppCloudAdapter(strictHttp, concurrency),
+        new TwilioAdapter(strictHttp, concurrency),
+        new SesAdapter(strictHttp, concurrency),
+        new MittoAdapter(strictHttp, concurrency),
+        new SimulatorAdapter(strictHttp, concurrency),
+      );
+    });
+
+    afterAll(async () => {
+      await strictHttp?.onApplicationShutdown();
+    });
+
+    it.each([
+      [
+        'cred_moved',
+        'ENDPOINT_NOT_ALLOWED',
+        "config.baseUrl must be one of this deployment's twilio endpoints",
+      ],
+      ['cred_ok', 'PROVIDER_DISABLED', 'provider simulator is not enabled on this deployment'],
+    ])('refuses %s with %s and sends nothing', async (id, code, problem) => {
+      const outcomes = await strictRegistry.send(id, [sms('1'), sms('2')]);
+      expect(outcomes).toHaveLength(2);
+      for (const outcome of outcomes) {
+        expect(outcome).toMatchObject({ kind: 'permanent', reason: FailureReason.Other, code });
+        expect(outcome.kind !== 'accepted' && outcome.detail).toContain(problem);
+      }
+      expect(server.received).toHaveLength(0);
+    });
+
+    it('connects to a host no allowlist names only through the SSRF guard (loopback refused)', async () => {
+      // An adapter handed such a credential directly, past the loader's check.
+      const credential = credentialFor(
+        Provider.Twilio,
+        {
+          baseUrl: server.url,
+          accountSid: TWILIO_SID,
+          from: '+15005550006',
+          statusCallbackUrl: 'https://i.example/t',
+        },
+        secrets.twilio,
+      );
+      const outcomes = await strictRegistry.adapterFor(Provider.Twilio).send(credential, [sms('1')]);
+      expect(outcomes).toEqual([
+        {
+          messageId: '1',
+          kind: 'permanent',
+          reason: FailureReason.Rejected,
+          code: 'ADDRESS_NOT_PUBLIC',
+          detail: '127.0.0.1 is not a public address',
+        },
+      ]);
+      expect(server.received).toHaveLength(0);
+    });
   });
 
   it('never writes a secret to the logs, and logs each unusable credential with its problem', () => {

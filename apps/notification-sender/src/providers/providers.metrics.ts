@@ -27,7 +27,7 @@ export class ProvidersMetrics {
     });
     this.credentialLoadFailures = new Counter({
       name: 'ums_credential_load_failures_total',
-      help: 'Credentials that could not be loaded (CREDENTIAL_INVALID or CREDENTIAL_UNAVAILABLE)',
+      help: 'Credentials that could not be used (CREDENTIAL_INVALID, PROVIDER_DISABLED, ENDPOINT_NOT_ALLOWED or CREDENTIAL_UNAVAILABLE)',
       labelNames: ['code'],
       registers,
     });

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { SecretsModule } from '@ums/platform';
+import { ProviderEndpointsModule, SecretsModule } from '@ums/platform';
 import { CredentialConcurrency } from './credential-concurrency';
 import { CredentialLoader } from './credential-loader.service';
 import { CredentialsRepository } from './credentials.repository';
@@ -14,10 +14,11 @@ import { WhatsAppCloudAdapter } from './whatsapp-cloud.adapter';
 
 /**
  * Provider adapters (WhatsApp Cloud, Twilio, SES, Mitto, simulator) behind ProviderRegistry.send,
- * with credentials loaded by id. Needs ProvidersConfig and SecretsConfig in the app's configs.
+ * with credentials loaded by id. Needs ProvidersConfig, ProviderEndpointsConfig and SecretsConfig in
+ * the app's configs.
  */
 @Module({
-  imports: [SecretsModule],
+  imports: [SecretsModule, ProviderEndpointsModule],
   providers: [
     ProvidersMetrics,
     ProviderHttpClient,

@@ -9,6 +9,7 @@ export interface StoredCallbackCredential {
   readonly config: unknown;
   readonly sealedSecret: string | null;
   readonly sealedCallbackSecret: string | null;
+  readonly sealedVerifyToken: string | null;
 }
 
 interface Row {
@@ -18,6 +19,7 @@ interface Row {
   config: unknown;
   secret_ciphertext: string | null;
   callback_secret_ciphertext: string | null;
+  verify_token_ciphertext: string | null;
 }
 
 /** Reads one credential by id (a few rows, cached by the caller: a plain single-row statement). */
@@ -27,7 +29,7 @@ export class CallbackCredentialsRepository {
 
   async findById(id: string): Promise<StoredCallbackCredential | undefined> {
     const rows = (await this.dataSource.query(
-      `SELECT id, provider, channel, config, secret_ciphertext, callback_secret_ciphertext
+      `SELECT id, provider, channel, config, secret_ciphertext, callback_secret_ciphertext, verify_token_ciphertext
          FROM credentials WHERE id = ?`,
       [id],
     )) as Row[];
@@ -40,6 +42,7 @@ export class CallbackCredentialsRepository {
       config: typeof row.config === 'string' ? parseJson(row.config) : row.config,
       sealedSecret: row.secret_ciphertext,
       sealedCallbackSecret: row.callback_secret_ciphertext,
+      sealedVerifyToken: row.verify_token_ciphertext,
     };
   }
 }

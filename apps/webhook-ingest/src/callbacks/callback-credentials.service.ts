@@ -13,7 +13,10 @@ export interface CallbackCredential {
   readonly channel: Channel;
   /** HMAC key (Meta app secret, Twilio auth token, simulator secret) or Mitto's shared token. */
   readonly verifySecret: string | undefined;
-  /** Meta's `hub.verify_token` for the subscription challenge (`config.webhookVerifyToken`). */
+  /**
+   * Meta's `hub.verify_token` for the subscription challenge: sealed in `verify_token_ciphertext`
+   * (set through the credentials API), else a plain `config.webhookVerifyToken` written before that column.
+   */
   readonly verifyToken: string | undefined;
   /** The only SNS topic whose deliveries are accepted for an `ses` credential (`config.snsTopicArn`). */
   readonly snsTopicArn: string | undefined;
@@ -89,7 +92,10 @@ export class CallbackCredentials {
       provider: provider as Provider,
       channel: channel as Channel,
       verifySecret: sealed === null ? undefined : this.open(id, sealed),
-      verifyToken: text('webhookVerifyToken'),
+      verifyToken:
+        stored.sealedVerifyToken === null
+          ? text('webhookVerifyToken')
+          : this.open(id, stored.sealedVerifyToken),
       snsTopicArn: text('snsTopicArn'),
       account: accountOf(provider, config),
     };

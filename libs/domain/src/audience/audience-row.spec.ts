@@ -33,6 +33,11 @@ describe('validateAudienceRow', () => {
     });
   });
 
+  it('keeps line breaks and tabs inside a value (a quoted multi-line cell)', () => {
+    const verdict = validateAudienceRow(['+4915112345678', 'Anna', 'Main St 1\r\nBerlin\tDE'], layout, sms);
+    expect(verdict).toMatchObject({ ok: true, variables: { city: 'Main St 1\r\nBerlin\tDE' } });
+  });
+
   it('gives null variables when the file has only the address column', () => {
     expect(validateAudienceRow(['+4915112345678'], layoutOf(['phone'], []), sms)).toEqual({
       ok: true,
@@ -52,6 +57,8 @@ describe('validateAudienceRow', () => {
       ['+4915112345678', 'Anna', 'x'.repeat(MAX_VARIABLE_VALUE_LENGTH + 1)],
       `variable city is longer than ${MAX_VARIABLE_VALUE_LENGTH} characters`,
     ],
+    [['+4915112345678', 'An\u0000na', 'Berlin'], 'variable first_name contains the control character U+0000'],
+    [['+4915112345678', 'Anna', 'Ber\u001b[2Jlin'], 'variable city contains the control character U+001B'],
   ])('rejects %j: %s', (cells, reason) => {
     expect(validateAudienceRow(cells, layout, sms)).toEqual({ ok: false, reason });
   });
@@ -101,6 +108,11 @@ describe('validateRecipient', () => {
       { address: '+4915112345678', variables: { a: 'x'.repeat(MAX_VARIABLE_VALUE_LENGTH + 1) } },
       [],
       `variable a is longer than ${MAX_VARIABLE_VALUE_LENGTH} characters`,
+    ],
+    [
+      { address: '+4915112345678', variables: { a: 'bell\u0007' } },
+      [],
+      'variable a contains the control character U+0007',
     ],
     [
       {

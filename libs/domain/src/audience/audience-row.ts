@@ -1,9 +1,19 @@
 import { isValidVariableName } from '../template/message-template';
+import { findControlCharacter, LINE_BREAKS_AND_TABS } from '../text/text-rules';
 import type { AddressNormalizer } from './audience-address';
 import { type AudienceLayout, MAX_VARIABLE_COLUMNS, MAX_VARIABLE_VALUE_LENGTH } from './audience-header';
 
 /** A recipient's variables; null-prototype so a column named `__proto__` is just a key. */
 export type RecipientVariables = Record<string, string>;
+
+/** Why a variable's value cannot be sent (too long, a control character), or undefined. */
+function valueProblem(name: string, value: string): string | undefined {
+  if (value.length > MAX_VARIABLE_VALUE_LENGTH) {
+    return `variable ${name} is longer than ${MAX_VARIABLE_VALUE_LENGTH} characters`;
+  }
+  const control = findControlCharacter(value, LINE_BREAKS_AND_TABS);
+  return control === undefined ? undefined : `variable ${name} contains the control character ${control}`;
+}
 
 export type RowVerdict =
   | { readonly ok: true; readonly address: string; readonly variables: RecipientVariables | null }
@@ -33,12 +43,8 @@ export function validateAudienceRow(
   const variables: RecipientVariables = Object.create(null) as RecipientVariables;
   for (const column of layout.variableColumns) {
     const value = (cells[column.index] as string).trim();
-    if (value.length > MAX_VARIABLE_VALUE_LENGTH) {
-      return {
-        ok: false,
-        reason: `variable ${column.name} is longer than ${MAX_VARIABLE_VALUE_LENGTH} characters`,
-      };
-    }
+    const problem = valueProblem(column.name, value);
+    if (problem !== undefined) return { ok: false, reason: problem };
     if (column.required && value === '') return { ok: false, reason: `variable ${column.name} is empty` };
     variables[column.name] = value;
   }
@@ -72,9 +78,8 @@ export function validateRecipient(
     if (!isValidVariableName(name))
       return { ok: false, reason: `variable name ${JSON.stringify(name.slice(0, 64))} is not valid` };
     if (typeof value !== 'string') return { ok: false, reason: `variable ${name} is not a string` };
-    if (value.length > MAX_VARIABLE_VALUE_LENGTH) {
-      return { ok: false, reason: `variable ${name} is longer than ${MAX_VARIABLE_VALUE_LENGTH} characters` };
-    }
+    const problem = valueProblem(name, value);
+    if (problem !== undefined) return { ok: false, reason: problem };
     variables ??= Object.create(null) as RecipientVariables;
     variables[name] = value;
   }

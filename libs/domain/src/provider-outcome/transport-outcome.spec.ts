@@ -23,7 +23,18 @@ describe('transportFailure', () => {
   };
 
   it('has an expectation for every known code', () => {
-    expect(Object.keys(expected).sort()).toEqual([...KNOWN_TRANSPORT_CODES].sort());
+    expect([...Object.keys(expected), 'ADDRESS_NOT_PUBLIC'].sort()).toEqual(
+      [...KNOWN_TRANSPORT_CODES].sort(),
+    );
+  });
+
+  it('fails a connection the SSRF guard refused permanently, as never sent', () => {
+    expect(transportFailure('ADDRESS_NOT_PUBLIC', '127.0.0.1 is not a public address')).toEqual({
+      kind: 'permanent',
+      reason: FailureReason.Rejected,
+      code: 'ADDRESS_NOT_PUBLIC',
+      detail: '127.0.0.1 is not a public address',
+    });
   });
 
   it.each(Object.entries(expected))('%s is retryable: %j', (code, [reason, congestion, ambiguous]) => {

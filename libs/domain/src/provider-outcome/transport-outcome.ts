@@ -18,6 +18,9 @@ const TRANSPORT_RULES = ruleTable<TransportRule>({
   EHOSTUNREACH: { reason: FailureReason.NetworkError, retryable: true, ambiguous: NOT_SENT },
   ENETUNREACH: { reason: FailureReason.NetworkError, retryable: true, ambiguous: NOT_SENT },
   EHOSTDOWN: { reason: FailureReason.NetworkError, retryable: true, ambiguous: NOT_SENT },
+  // The SSRF guard refused to connect: the host is, or resolves to, a non-public address. Nothing
+  // was sent, and sending again will not help until the credential or the deployment changes.
+  ADDRESS_NOT_PUBLIC: { reason: FailureReason.Rejected, retryable: false, ambiguous: NOT_SENT },
   UND_ERR_CONNECT_TIMEOUT: {
     reason: FailureReason.Timeout,
     retryable: true,

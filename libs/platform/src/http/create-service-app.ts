@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger } from 'nestjs-pino';
 import { ErrorResponseFilter } from './error-response.filter';
 import { FastRoutes } from './fast-routes.registry';
+import { applyJsonBodyPolicy } from './json-body';
 import { TrustedProxies } from './trusted-proxies';
 import { createValidationPipe } from './validation.pipe';
 
@@ -36,6 +37,7 @@ export async function createServiceApp(
     });
   }
   app.useGlobalPipes(createValidationPipe());
+  applyJsonBodyPolicy(app);
   app.useGlobalFilters(new ErrorResponseFilter());
   // Fast routes (registered by features while their modules start) are answered before Fastify.
   app.get(FastRoutes).install(app.getHttpServer(), { trustedProxies });

@@ -126,14 +126,13 @@ export interface OutboundAgentOptions {
 }
 
 /**
- * An undici Agent that connects only to public addresses: IP-literal hosts are checked before
- * connecting (net.connect skips the lookup for them), names through publicOnlyLookup. Redirects are
- * never followed by undici's request/Agent unless an interceptor says so, so a 3xx cannot lead a
- * request to a private address either.
+ * An undici connector (the `connect` option of an Agent, Pool or Client) that connects only to
+ * public addresses: IP-literal hosts are checked before connecting (net.connect skips the lookup
+ * for them), names through publicOnlyLookup. A refusal fails the request with ADDRESS_NOT_PUBLIC.
  */
-export function createPublicOnlyAgent(options: OutboundAgentOptions): Agent {
-  const connector = buildConnector({ timeout: options.connectTimeoutMs, lookup: publicOnlyLookup });
-  const connect: buildConnector.connector = (connectOptions, callback) => {
+export function publicOnlyConnector(connectTimeoutMs: number): buildConnector.connector {
+  const connector = buildConnector({ timeout: connectTimeoutMs, lookup: publicOnlyLookup });
+  return (connectOptions, callback) => {
     const host = connectOptions.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(host) !== 0 && !isPublicAddress(host)) {
       callback(new NonPublicAddressError(host, host), null);
@@ -141,8 +140,17 @@ export function createPublicOnlyAgent(options: OutboundAgentOptions): Agent {
     }
     connector(connectOptions, callback);
   };
+}
+
+/**
+ * An undici Agent that connects only to public addresses: IP-literal hosts are checked before
+ * connecting (net.connect skips the lookup for them), names through publicOnlyLookup. Redirects are
+ * never followed by undici's request/Agent unless an interceptor says so, so a 3xx cannot lead a
+ * request to a private address either.
+ */
+export function createPublicOnlyAgent(options: OutboundAgentOptions): Agent {
   return new Agent({
-    connect,
+    connect: publicOnlyConnector(options.connectTimeoutMs),
     headersTimeout: options.headersTimeoutMs,
     bodyTimeout: options.bodyTimeoutMs,
     ...(options.connections !== undefined ? { connections: options.connections } : {}),

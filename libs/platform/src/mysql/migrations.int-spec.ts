@@ -23,6 +23,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'created_at',
     'updated_at',
     'callback_secret_ciphertext',
+    'verify_token_ciphertext',
   ],
   campaigns: [
     'id',
@@ -223,6 +224,7 @@ const ALL_MIGRATION_NAMES = [
   'DeadLetters1764600000000',
   'DeadLettersReplayedIndex1764700000000',
   'ApiKeysAndAudit1764800000000',
+  'CredentialsVerifyToken1764830000000',
   'DeadLettersTenant1764840000000',
 ];
 

@@ -4,7 +4,9 @@ import { TEST_OPERATOR_KEY } from '../pipeline/service-env';
 /** An HTTP answer with its JSON body. */
 export interface JsonAnswer {
   readonly status: number;
+  /** The parsed body of a JSON answer; empty for any other. */
   readonly body: Record<string, unknown>;
+  readonly text: string;
 }
 
 /** The Authorization header carrying `key`. */
@@ -29,7 +31,8 @@ export async function jsonCall(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+  const json = (response.headers.get('content-type') ?? '').includes('json') && text !== '';
+  return { status: response.status, body: json ? (JSON.parse(text) as Record<string, unknown>) : {}, text };
 }
 
 /**

@@ -27,5 +27,8 @@ export function serviceEnv(database: string, namespace: string): Record<string, 
     REDIS_URL: testRedisUrl(),
     SECRETS_KEYS: TEST_SECRETS_KEYS,
     AUTH_OPERATOR_KEY: TEST_OPERATOR_KEY,
+    // Tests send through the provider simulator on loopback; the first entry is a credential's default.
+    PROVIDER_SIMULATOR_ENABLED: 'true',
+    PROVIDER_ENDPOINTS_SIMULATOR: 'http://127.0.0.1:3005,http://127.0.0.1:*',
   };
 }

@@ -1,7 +1,6 @@
-import { Channel, Provider } from '@ums/contracts';
-import type { TemplateContent } from '@ums/domain';
+import { Channel, parseCredentialConfig, Provider } from '@ums/contracts';
+import { ProviderEndpointPolicy, type TemplateContent } from '@ums/domain';
 import { loadConfig, MetricsRegistry } from '@ums/platform';
-import { parseCredentialConfig } from '../credential-config.dto';
 import { endpointOf } from '../credential-loader.service';
 import type { LoadedCredential, OutgoingMessage } from '../provider-adapter';
 import { ProviderHttpClient } from '../provider-http.client';
@@ -40,15 +39,34 @@ export function message(
   return { messageId, channel, recipient, content };
 }
 
+/** Endpoint rules allowing every provider on loopback at any port (where the fake servers listen), simulator on. */
+export function loopbackEndpoints(): ProviderEndpointPolicy {
+  const loopback = ['http://127.0.0.1:*', 'http://localhost:*'];
+  return new ProviderEndpointPolicy({
+    allowlists: {
+      [Provider.WhatsAppCloud]: loopback,
+      [Provider.Twilio]: loopback,
+      [Provider.Ses]: loopback,
+      [Provider.Mitto]: loopback,
+      [Provider.Simulator]: loopback,
+    },
+    simulatorEnabled: true,
+  });
+}
+
 /** An HTTP client and its metrics outside Nest, with test-sized timeouts. */
-export function testHttpClient(env: Record<string, string> = {}): {
+export function testHttpClient(
+  env: Record<string, string> = {},
+  endpoints: ProviderEndpointPolicy = loopbackEndpoints(),
+): {
   http: ProviderHttpClient;
   config: ProvidersConfig;
   metrics: ProvidersMetrics;
+  endpoints: ProviderEndpointPolicy;
 } {
   const config = loadConfig(ProvidersConfig, env);
   const metrics = new ProvidersMetrics(new MetricsRegistry('test'));
-  return { http: new ProviderHttpClient(config, metrics), config, metrics };
+  return { http: new ProviderHttpClient(config, metrics, endpoints), config, metrics, endpoints };
 }
 
 export const ALL_PROVIDERS: readonly Provider[] = Object.values(Provider);

@@ -8,6 +8,7 @@ import { SubscriberBatchSize1764500000000 } from './1764500000000-subscriber-bat
 import { DeadLetters1764600000000 } from './1764600000000-dead-letters.migration';
 import { DeadLettersReplayedIndex1764700000000 } from './1764700000000-dead-letters-replayed-index.migration';
 import { ApiKeysAndAudit1764800000000 } from './1764800000000-api-keys-and-audit.migration';
+import { CredentialsVerifyToken1764830000000 } from './1764830000000-credentials-verify-token.migration';
 import { DeadLettersTenant1764840000000 } from './1764840000000-dead-letters-tenant.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
@@ -22,5 +23,6 @@ export const allMigrations = [
   DeadLetters1764600000000,
   DeadLettersReplayedIndex1764700000000,
   ApiKeysAndAudit1764800000000,
+  CredentialsVerifyToken1764830000000,
   DeadLettersTenant1764840000000,
 ];

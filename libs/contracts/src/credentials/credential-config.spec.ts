@@ -1,6 +1,7 @@
-import { Provider } from '@ums/contracts';
-import { parseCredentialConfig, secretProblem } from './credential-config.dto';
-import { TWILIO_SID } from './test/provider-fixtures';
+import { Provider } from '../enums/provider.enum';
+import { parseCredentialConfig, secretProblem } from './credential-config';
+
+const TWILIO_SID = 'AC0123456789abcdef0123456789abcdef';
 
 function issues(provider: Provider, config: unknown): string[] {
   const parsed = parseCredentialConfig(provider, config);

@@ -1,4 +1,3 @@
-import { Provider, type FieldIssue, validateMessage } from '@ums/contracts';
 import { Transform } from 'class-transformer';
 import {
   IsOptional,
@@ -10,10 +9,16 @@ import {
   registerDecorator,
   ValidateIf,
 } from 'class-validator';
+import { Provider } from '../enums/provider.enum';
+import type { FieldIssue } from '../validation/field-issue';
+import { validateMessage } from '../validation/decode-message';
 
 const URL_OPTIONS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 
-/** An absolute http(s) URL without query or fragment (a path prefix is allowed). */
+/**
+ * An absolute http(s) URL without query or fragment (a path prefix is allowed). Which base URLs a
+ * deployment allows is checked apart from this shape (ProviderEndpointPolicy in @ums/domain).
+ */
 function IsBaseUrl(field: string): PropertyDecorator {
   return (target: object, key: string | symbol): void => {
     registerDecorator({

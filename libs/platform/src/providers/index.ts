@@ -1,0 +1,2 @@
+export * from './provider-endpoints.config';
+export * from './provider-endpoints.module';
