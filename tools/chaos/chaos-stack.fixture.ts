@@ -145,9 +145,6 @@ export class ChaosStack {
     return {
       ...serviceEnv(this.db.settings.database, this.namespace),
       AUTH_OPERATOR_KEY: this.operatorKey,
-      // The simulator stands in for the provider, on whatever loopback port it got.
-      PROVIDER_SIMULATOR_ENABLED: 'true',
-      PROVIDER_ENDPOINTS_SIMULATOR: 'http://127.0.0.1:*',
       KAFKA_BROKERS: this.broker.brokers,
       // Longer than serviceEnv's 6 s: with ten processes on two cores a starved member must not be
       // taken for dead (a rebalance storm); a killed one's partitions still move on within 10 s.

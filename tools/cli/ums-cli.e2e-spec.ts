@@ -50,14 +50,7 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
     [scheduler, dispatcher] = await Promise.all([
       startServiceProcess({
         app: 'campaign-scheduler',
-        env: {
-          ...env,
-          SCHEDULER_TICK_MS: '200',
-          SWEEPER_TICK_MS: '1000',
-          // The credential made below: the simulator, at an endpoint nothing listens on.
-          PROVIDER_SIMULATOR_ENABLED: 'true',
-          PROVIDER_ENDPOINTS_SIMULATOR: 'http://127.0.0.1:9',
-        },
+        env: { ...env, SCHEDULER_TICK_MS: '200', SWEEPER_TICK_MS: '1000' },
       }),
       startServiceProcess({ app: 'webhook-dispatcher', env }),
     ]);
