@@ -195,7 +195,7 @@ describe('dead letters API (scheduler process, real Kafka and MariaDB)', () => {
       `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, rate_ceiling_per_sec, rate_floor_per_sec)
        VALUES ('cred_later', 'tenant-a', 'sms', 'simulator', 'sms', '{}', 100, 1)`,
     );
-    expect(await call('POST', '/v1/dead-letters/replay', { ids: [refused.id] })).toEqual({
+    expect(await call('POST', '/v1/dead-letters/replay', { ids: [refused.id] })).toMatchObject({
       status: 200,
       body: { replayed: [refused.id], refused: [] },
     });
@@ -214,10 +214,12 @@ describe('dead letters API (scheduler process, real Kafka and MariaDB)', () => {
 
     // A replay by filter takes the entries never replayed: the garbage goes back, fails again, and its
     // new dead letter names the entry it was replayed from.
-    expect(await call('POST', '/v1/dead-letters/replay', { sourceTopic: garbage.sourceTopic })).toEqual({
-      status: 200,
-      body: { replayed: [garbage.id], refused: [] },
-    });
+    expect(await call('POST', '/v1/dead-letters/replay', { sourceTopic: garbage.sourceTopic })).toMatchObject(
+      {
+        status: 200,
+        body: { replayed: [garbage.id], refused: [] },
+      },
+    );
     const again = await waitUntil(
       'the replayed garbage dead-lettered again',
       async () => (await letters('?replayed=false')).find((l) => l.id !== garbage.id && l.id !== refused.id),
@@ -342,7 +344,7 @@ describe('dead letters API (scheduler process, real Kafka and MariaDB)', () => {
         { sourceTopic: names.topic(Topics.sendRequests.name), includeReplayed: true },
         keyB,
       ),
-    ).toEqual({ status: 200, body: { replayed: [ofB.id], refused: [] } });
+    ).toMatchObject({ status: 200, body: { replayed: [ofB.id], refused: [] } });
     expect(
       await call(
         'POST',
@@ -350,7 +352,7 @@ describe('dead letters API (scheduler process, real Kafka and MariaDB)', () => {
         { errorCode: 'CREDENTIAL_NOT_FOUND', includeReplayed: true },
         keyB,
       ),
-    ).toEqual({ status: 200, body: { replayed: [], refused: [] } });
+    ).toMatchObject({ status: 200, body: { replayed: [], refused: [] } });
     expect((await letters('?limit=500')).map((l) => [l.id, l.replays])).toEqual(replayedBefore);
     // B's bytes fail again: a new entry of tenant-b (the replay keeps the key), seen by B only.
     const again = await waitUntil(

@@ -558,7 +558,7 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     const unreadableId = `sub_unreadable_${randomBytes(4).toString('hex')}`;
     await insertUnreadable(unreadableId, 'sealed');
     const unreadableGauge = (): Promise<number> =>
-      sumMetric([dispatcher.url], 'ums_webhook_subscribers_secret_unreadable');
+      sumMetric([dispatcher.managementUrl], 'ums_webhook_subscribers_secret_unreadable');
     await waitUntil('the unreadable secret counted', async () => (await unreadableGauge()) === 1);
 
     const ids = eventIds('sealed', 3);

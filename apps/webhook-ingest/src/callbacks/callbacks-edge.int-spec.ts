@@ -360,7 +360,7 @@ describe('webhook-ingest edge: unread refusals, byte budgets, forwarded headers,
   it('answers 503 with Retry-After, unread, beyond INGEST_MAX_INFLIGHT_BYTES, and takes bodies again after', async () => {
     const simulator = url('/v1/callbacks/simulator/cred_sim');
     const json = { 'content-type': 'application/json' };
-    const inFlight = (): Promise<number> => sumMetric([ingest.url], 'ums_ingest_in_flight_bytes');
+    const inFlight = (): Promise<number> => sumMetric([ingest.managementUrl], 'ums_ingest_in_flight_bytes');
     // Holds 6 of the 8 MiB: its length is declared, a little of it sent.
     const holder = begin(simulator, { headers: { ...json, 'content-length': String(6 * MIB) } });
     holder.req.write(Buffer.alloc(64 * 1024, 0x20));
@@ -399,7 +399,7 @@ describe('webhook-ingest edge: unread refusals, byte budgets, forwarded headers,
     expect(await inFlight()).toBe(0);
     const again = await call(simulator, Buffer.alloc(3 * MIB, 0x20), json);
     expect(codeOf(again)).toBe('SIGNATURE_INVALID');
-    expect(await sumMetric([ingest.url], 'ums_ingest_in_flight_refusals_total')).toBe(2);
+    expect(await sumMetric([ingest.managementUrl], 'ums_ingest_in_flight_refusals_total')).toBe(2);
   });
 
   it('answers 5xx without the internal error text, which goes to the log only', async () => {
@@ -524,9 +524,9 @@ describe('webhook-ingest edge: unread refusals, byte budgets, forwarded headers,
     );
     expect(events.filter((e) => /FOREIGN|SMOTHER/.test(e.status?.providerMessageId ?? ''))).toEqual([]);
     expect(
-      await sumMetric([ingest.url], 'ums_ingest_foreign_account_total', { provider: 'whatsapp-cloud' }),
+      await sumMetric([ingest.managementUrl], 'ums_ingest_foreign_account_total', { provider: 'whatsapp-cloud' }),
     ).toBe(1);
-    expect(await sumMetric([ingest.url], 'ums_ingest_foreign_account_total', { provider: 'twilio' })).toBe(2);
+    expect(await sumMetric([ingest.managementUrl], 'ums_ingest_foreign_account_total', { provider: 'twilio' })).toBe(2);
     const warning = await waitUntil('the warning', () =>
       logLines().find((l) => l.msg?.startsWith('WhatsApp callback changes of another phone_number_id')),
     );
