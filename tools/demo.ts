@@ -106,6 +106,8 @@ async function main(): Promise<void> {
         delayMs: 200,
       },
       apiKey,
+      operatorKey: stack.operatorKey,
+      tenantId: 'demo',
       subscriberBatch,
       say,
       timeoutMs: CAMPAIGN_TIMEOUT_MS,

@@ -116,6 +116,8 @@ async function main(): Promise<void> {
       latency: { minMs: 0, p50Ms: 1, p99Ms: 5 },
       callbacks: { deliveredRate: 1, readRate: 1, duplicateRate: 0, outOfOrderRate: 0, delayMs: 50 },
       apiKey,
+      operatorKey: running.operatorKey,
+      tenantId: 'bench',
       subscriberBatch,
       say: (line) => say(line),
       timeoutMs: 3_600_000,

@@ -264,4 +264,4 @@ export class StatusTopicRecorder {
   }
 }
 
-export { createTenantApiKey, keyedApi } from '../stack/pipeline-campaign';
+export { createTenantApiKey, keyedApi, registerInternalSubscriber } from '../stack/pipeline-campaign';

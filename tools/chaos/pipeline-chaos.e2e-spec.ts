@@ -5,6 +5,7 @@ import {
   ChaosStack,
   createTenantApiKey,
   keyedApi,
+  registerInternalSubscriber,
   type RunCounters,
   StatusTopicRecorder,
 } from './chaos-stack.fixture';
@@ -93,10 +94,11 @@ describe('pipeline chaos: a campaign end to end while every stage is killed (ded
     });
     const callApi = keyedApi(apiKey);
 
-    // The subscriber, registered through the dispatcher's API before anything is sent.
-    const created = await callApi<{ id: string; secret: string }>(
-      'POST',
-      `${stack.url('dispatcher')}/v1/subscribers`,
+    // The subscriber, registered through the dispatcher's API before anything is sent; a loopback one is
+    // internal, which only the operator may register.
+    const created = await registerInternalSubscriber(
+      stack.url('dispatcher'),
+      { operatorKey: stack.operatorKey, tenantId: TENANT },
       {
         url: subscriber.url(),
         eventTypes: ['message.status'],

@@ -10,8 +10,10 @@ import {
   serviceEnv,
   type ServiceProcess,
   startServiceProcess,
+  TEST_OPERATOR_KEY,
   testKafka,
 } from '@ums/testing';
+import { registerInternalSubscriber } from '../stack/pipeline-campaign';
 import type { DataSource } from 'typeorm';
 
 export const TENANT_A = 'matrix-a';
@@ -224,15 +226,11 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
     credentialId: String(credential['id']),
     idempotencyKey: 'matrix-single-1',
   });
-  const subscriber = created(
-    await stack.call(
-      'dispatcher',
-      'POST',
-      '/v1/subscribers',
-      { url: receiverUrl, eventTypes: ['message.status'], internal: true },
-      key,
-    ),
-    'subscriber',
+  // A loopback subscriber is an internal one, which only the operator registers (for tenant A).
+  const subscriber = await registerInternalSubscriber(
+    stack.dispatcher.url,
+    { operatorKey: TEST_OPERATOR_KEY, tenantId: TENANT_A },
+    { url: receiverUrl, eventTypes: ['message.status'], internal: true },
   );
   const subscriberId = String(subscriber['id']);
   const delivery = (await stack.ds.query(

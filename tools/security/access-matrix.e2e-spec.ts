@@ -238,7 +238,8 @@ const ROUTES: Record<string, RouteCase> = {
   'POST /v1/subscribers': {
     service: 'dispatcher',
     path: () => '/v1/subscribers',
-    body: () => ({ url: 'http://127.0.0.1:9/hook', eventTypes: ['message.status'], internal: true }),
+    // A public address, given as one (no name to resolve); nothing is ever sent to it here.
+    body: () => ({ url: 'https://93.184.215.14/hook', eventTypes: ['message.status'] }),
     ok: 201,
     foreign: own,
   },

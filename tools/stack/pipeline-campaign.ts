@@ -48,6 +48,13 @@ export interface PipelineCampaignOptions {
    * to the scheduler and the dispatcher carries it (the tenant comes from the key).
    */
   readonly apiKey: string;
+  /**
+   * The operator key the services run with: it registers the loopback subscriber, an internal one (on a
+   * private address), which only the operator may create; `X-Ums-Tenant` names the campaign's tenant.
+   */
+  readonly operatorKey: string;
+  /** The tenant of `apiKey`, for which the operator registers the subscriber. */
+  readonly tenantId: string;
   /** Events per request the subscriber asks for (`maxEventsPerRequest`): 1 is one event per request. */
   readonly subscriberBatch: number;
   /** Progress line per second while the campaign runs. */
@@ -167,7 +174,7 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
       template: { text: 'Hi {{first_name}}, your code is {{code}}' },
       schedule: { kind: 'now' },
     });
-    const hook = await api<{ id: string; secret: string }>('POST', `${urls.dispatcher}/v1/subscribers`, {
+    const hook = await registerInternalSubscriber(urls.dispatcher, options, {
       url: subscriber.url('/ums-events'),
       eventTypes: ['message.status'],
       campaignId: campaign.id,
@@ -459,6 +466,26 @@ export async function createTenantApiKey(request: TenantKeyRequest): Promise<str
     );
   }
   return body.key;
+}
+
+/** An internal (loopback) subscriber of `tenantId`, registered with the operator key as only it may. */
+export async function registerInternalSubscriber(
+  dispatcherUrl: string,
+  keys: { readonly operatorKey: string; readonly tenantId: string },
+  subscriber: Record<string, unknown>,
+): Promise<{ id: string; secret: string }> {
+  const response = await fetch(`${dispatcherUrl}/v1/subscribers`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      [TENANT_HEADER]: keys.tenantId,
+      ...bearer(keys.operatorKey),
+    },
+    body: JSON.stringify(subscriber),
+  });
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`POST /v1/subscribers answered ${response.status}: ${text}`);
+  return JSON.parse(text) as { id: string; secret: string };
 }
 
 /** JSON calls to the scheduler's and the dispatcher's APIs with one key. */

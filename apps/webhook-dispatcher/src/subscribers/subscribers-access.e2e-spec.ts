@@ -38,8 +38,9 @@ describe('webhook-dispatcher API: keys, scopes and tenants (real processes)', ()
       fixture.tenantKey('tenant-b'),
       fixture.tenantKey('tenant-a', [Scope.SubscribersRead]),
     ]);
-    subscriberA = (await fixture.subscribe('tenant-a', {}, { key: keyA })).id;
-    subscriberB = (await fixture.subscribe('tenant-b', {}, { key: keyB })).id;
+    // Loopback subscribers are internal ones: the operator registers them, for each tenant.
+    subscriberA = (await fixture.subscribe('tenant-a')).id;
+    subscriberB = (await fixture.subscribe('tenant-b')).id;
     // A settled delivery of A, so the replay routes have a real target.
     await fixture.ds.query(
       `INSERT INTO deliveries (subscriber_id, event_id, event_type, payload, state, attempts, delivered_at)
@@ -60,7 +61,7 @@ describe('webhook-dispatcher API: keys, scopes and tenants (real processes)', ()
   /** Every by-id route of the API, on subscriber `id` (and delivery `deliveryId`). */
   const byIdRoutes = (id: string, deliveryId: string): [string, string, unknown?][] => [
     ['GET', `/v1/subscribers/${id}`],
-    ['PATCH', `/v1/subscribers/${id}`, { url: 'http://127.0.0.1:9/taken-over' }],
+    ['PATCH', `/v1/subscribers/${id}`, { eventTypes: ['message.status', 'message.inbound'] }],
     ['POST', `/v1/subscribers/${id}/rotate-secret`],
     ['POST', `/v1/subscribers/${id}/resurrect`],
     ['GET', `/v1/subscribers/${id}/deliveries`],
@@ -116,11 +117,35 @@ describe('webhook-dispatcher API: keys, scopes and tenants (real processes)', ()
     const created = await fixture.api<SubscriberBody>(
       'POST',
       '/v1/subscribers',
-      { url: 'http://127.0.0.1:9/a', eventTypes: ['message.status'], internal: true },
+      { url: 'https://93.184.215.14/a', eventTypes: ['message.status'] },
       { key: keyA },
     );
     expect(created.status).toBe(201);
     expect(created.body.tenantId).toBe('tenant-a');
+    // Internal subscribers (private addresses) are the operator's to create and to repoint.
+    const internal = await fixture.api<ErrorBody>(
+      'POST',
+      '/v1/subscribers',
+      { url: 'http://127.0.0.1:9/a', eventTypes: ['message.status'], internal: true },
+      { key: keyA },
+    );
+    expect(internal.status).toBe(403);
+    expect(internal.body.error.code).toBe('SUBSCRIBER_INTERNAL_OPERATOR_ONLY');
+    const repointed = await fixture.api<ErrorBody>(
+      'PATCH',
+      `/v1/subscribers/${subscriberA}`,
+      { url: 'http://10.0.0.1:9/elsewhere' },
+      { key: keyA },
+    );
+    expect(repointed.status).toBe(403);
+    expect(repointed.body.error.code).toBe('SUBSCRIBER_INTERNAL_OPERATOR_ONLY');
+    const madeInternal = await fixture.api<ErrorBody>(
+      'PATCH',
+      `/v1/subscribers/${created.body.id}`,
+      { url: 'http://127.0.0.1:9/a', internal: true },
+      { key: keyA },
+    );
+    expect(madeInternal.status).toBe(403);
     const named = await fixture.api<ErrorBody>(
       'POST',
       '/v1/subscribers',

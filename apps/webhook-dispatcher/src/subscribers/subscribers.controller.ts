@@ -17,7 +17,7 @@ export class SubscribersController {
   @Requires(Scope.SubscribersWrite)
   @Post()
   create(@Caller() principal: Principal, @Body() dto: CreateSubscriberDto): Promise<SubscriberView> {
-    return this.subscribers.create(requireTenant(principal), dto);
+    return this.subscribers.create(requireTenant(principal), dto, principal.kind === 'operator');
   }
 
   @Requires(Scope.SubscribersRead)
@@ -39,7 +39,7 @@ export class SubscribersController {
     @Param('id') id: string,
     @Body() dto: UpdateSubscriberDto,
   ): Promise<SubscriberView> {
-    return this.subscribers.update(id, principal.tenantId, dto);
+    return this.subscribers.update(id, principal.tenantId, dto, principal.kind === 'operator');
   }
 
   @Requires(Scope.SubscribersWrite)

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { generateWebhookSecret, subscriberUrlProblem } from '@ums/domain';
-import { InvalidInputError, NotFoundError, SecretBox, type TenantFilter } from '@ums/platform';
+import {
+  InvalidInputError,
+  NotFoundError,
+  SecretBox,
+  type TenantFilter,
+  ForbiddenError,
+} from '@ums/platform';
 import { ulid } from 'ulid';
 import { DeliveriesConfig } from '../deliveries/deliveries.config';
 import { FailureWindow } from './failure-window.service';
@@ -28,8 +34,10 @@ export class SubscribersService {
     private readonly addresses: SubscriberAddresses,
   ) {}
 
-  async create(tenantId: string, dto: CreateSubscriberDto): Promise<SubscriberView> {
+  /** `byOperator`: the operator key calls; only it may make an internal subscriber (private addresses). */
+  async create(tenantId: string, dto: CreateSubscriberDto, byOperator: boolean): Promise<SubscriberView> {
     const internal = dto.internal ?? false;
+    if (internal) requireOperator(byOperator);
     await this.checkUrl(dto.url, internal, true);
     const secret = generateWebhookSecret();
     const id = `sub_${ulid()}`;
@@ -60,7 +68,13 @@ export class SubscribersService {
     return toSubscriberView(record, { failuresInWindow: await this.failures.count(id) });
   }
 
-  async update(id: string, tenant: TenantFilter, dto: UpdateSubscriberDto): Promise<SubscriberView> {
+  /** Repointing an internal subscriber, or making one internal, is the operator's (`byOperator`). */
+  async update(
+    id: string,
+    tenant: TenantFilter,
+    dto: UpdateSubscriberDto,
+    byOperator: boolean,
+  ): Promise<SubscriberView> {
     const current = await this.require(id, tenant);
     const changes = {
       url: dto.url ?? current.url,
@@ -69,11 +83,9 @@ export class SubscribersService {
       internal: dto.internal ?? current.internal,
       maxEventsPerRequest: dto.maxEventsPerRequest ?? current.maxEventsPerRequest,
     };
-    await this.checkUrl(
-      changes.url,
-      changes.internal,
-      changes.url !== current.url || changes.internal !== current.internal,
-    );
+    const moved = changes.url !== current.url || changes.internal !== current.internal;
+    if (moved && (changes.internal || current.internal)) requireOperator(byOperator);
+    await this.checkUrl(changes.url, changes.internal, moved);
     if (!(await this.repository.update(id, tenant, changes))) throw subscriberNotFound(id);
     await this.directory.reload();
     return this.get(id, tenant);
@@ -131,4 +143,17 @@ export class SubscribersService {
 /** Missing, or another tenant's: the same answer. */
 export function subscriberNotFound(id: string): NotFoundError {
   return new NotFoundError('SUBSCRIBER_NOT_FOUND', `Subscriber ${id} does not exist`);
+}
+
+/**
+ * Internal subscribers may sit on private addresses (where WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED is on):
+ * only the deployment's operator may point one anywhere, never a tenant's key, which could otherwise aim
+ * the dispatcher at the cluster's own services.
+ */
+function requireOperator(byOperator: boolean): void {
+  if (byOperator) return;
+  throw new ForbiddenError(
+    'SUBSCRIBER_INTERNAL_OPERATOR_ONLY',
+    'Only the operator key may create an internal subscriber or change where one points',
+  );
 }
