@@ -320,7 +320,7 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
       dispatcher.url,
       'POST',
       '/v1/subscribers',
-      { url: 'https://hooks.example.com/ums', eventTypes: ['message.status'] },
+      { url: 'https://93.184.215.14/ums', eventTypes: ['message.status'] },
       tenantKey,
     );
     expect(created.status).toBe(201);
@@ -330,7 +330,7 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^ID\s+TENANT\s+STATE\s+URL/);
     expect(listed.stdout).toMatch(
-      new RegExp(`${id}\\s+${tenant}\\s+ALIVE\\s+https://hooks\\.example\\.com/ums`),
+      new RegExp(`${id}\\s+${tenant}\\s+ALIVE\\s+https://93\\.184\\.215\\.14/ums`),
     );
 
     const notDead = await ums('subscribers', 'resurrect', id);
