@@ -524,9 +524,13 @@ describe('webhook-ingest edge: unread refusals, byte budgets, forwarded headers,
     );
     expect(events.filter((e) => /FOREIGN|SMOTHER/.test(e.status?.providerMessageId ?? ''))).toEqual([]);
     expect(
-      await sumMetric([ingest.managementUrl], 'ums_ingest_foreign_account_total', { provider: 'whatsapp-cloud' }),
+      await sumMetric([ingest.managementUrl], 'ums_ingest_foreign_account_total', {
+        provider: 'whatsapp-cloud',
+      }),
     ).toBe(1);
-    expect(await sumMetric([ingest.managementUrl], 'ums_ingest_foreign_account_total', { provider: 'twilio' })).toBe(2);
+    expect(
+      await sumMetric([ingest.managementUrl], 'ums_ingest_foreign_account_total', { provider: 'twilio' }),
+    ).toBe(2);
     const warning = await waitUntil('the warning', () =>
       logLines().find((l) => l.msg?.startsWith('WhatsApp callback changes of another phone_number_id')),
     );
