@@ -9,6 +9,7 @@ export * from './config/env-source';
 export * from './config/env-transforms';
 export * from './crypto';
 export * from './errors/coded-error';
+export * from './errors/infrastructure-error';
 export * from './health/health-registry';
 export * from './http/create-service-app';
 export * from './http/error-response.filter';
