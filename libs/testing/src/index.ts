@@ -1,4 +1,5 @@
 export * from './http/json-call';
+export * from './kafka/hostile-records';
 export * from './kafka/kafka-broker';
 export * from './kafka/test-kafka';
 export * from './mysql';

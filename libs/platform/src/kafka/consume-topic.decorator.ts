@@ -22,8 +22,13 @@ export interface ConsumeTopicOptions<V extends object> {
   readonly inPlaceAttempts?: number;
   /** Extra random delay on tiers, as a fraction of the tier delay (default 0.2). */
   readonly jitterRatio?: number;
-  /** A batch in progress longer than this marks the consumer stalled (default 5 min). */
+  /** A chunk making no progress for longer than this marks the consumer stalled (default 5 min). */
   readonly stallTimeoutMs?: number;
+  /**
+   * Longest pause between tries while a dependency is unavailable (default 30 s). Such a failure
+   * never counts as an attempt: the chunk is tried again, its partition held, until it answers.
+   */
+  readonly dependencyBackoffMaxMs?: number;
 }
 
 /**

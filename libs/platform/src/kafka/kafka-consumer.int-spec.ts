@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { DeadLetterV1, decodeMessage, KafkaHeaders, Topics, type TopicDefinition } from '@ums/contracts';
 import {
+  collectDeadLetters,
   compiledEntry,
   freePort,
+  hostileRecords,
   ManagedProcess,
   testBrokers,
   testKafka,
@@ -14,6 +16,7 @@ import {
 } from '@ums/testing';
 import { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
+import { DEAD_LETTER_TRUNCATED } from './dead-letter.builder';
 import { ensureTopics } from './kafka-admin.service';
 import { FixtureMessageV1 } from './fixtures/fixture-message';
 
@@ -97,6 +100,23 @@ describe('Kafka consumer (real broker, fixture process)', () => {
       });
     }
     await producer.disconnect();
+  };
+
+  /** Readiness of a fixture on its management port, with its checks. */
+  const ready = async (port: number) => {
+    const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
+    return {
+      status: res.status,
+      body: (await res.json()) as { checks: Record<string, { ok: boolean; detail?: string }> },
+    };
+  };
+
+  const metric = async (port: number, pattern: RegExp): Promise<number> => {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((line) => pattern.test(line))
+      .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
   };
 
   const doneCounts = async (key: string): Promise<Map<string, number>> =>
@@ -243,6 +263,156 @@ describe('Kafka consumer (real broker, fixture process)', () => {
     expect(letters[1]?.reason).toContain('id');
   }, 120_000);
 
+  it('waits out an unavailable database: dead-letters nothing, handles everything, reports the wait', async () => {
+    const total = 200;
+    const topic = await createTopic('outage', { partitions: 2 });
+    const key = `test:outage:${randomBytes(4).toString('hex')}`;
+    const port = await freePort();
+    await redis.set(`${key}:outage`, '1');
+    const consumer = fixture('outage-consumer', topic, {
+      FIXTURE_REDIS_KEY: key,
+      FIXTURE_CHUNK_SIZE: '10',
+      MANAGEMENT_PORT: String(port),
+    }).start();
+    await produce(
+      topic,
+      Array.from({ length: total }, (_, i) => ({ id: `o${i}` })),
+    );
+
+    const waiting = await waitUntil(
+      'readiness to report the wait',
+      async () => {
+        const r = await ready(port).catch(() => undefined);
+        const detail = r?.body.checks['kafka-consumers']?.detail ?? '';
+        return r?.status === 503 && detail.includes('waiting for mysql') ? detail : undefined;
+      },
+      { timeoutMs: 60_000, abortIf: consumer.exitedUnexpectedly },
+    );
+    expect(waiting).toMatch(/waiting for mysql \(ECONNREFUSED\) since \d+ s/);
+    // Far more failures than the in-place attempts that used to dead-letter a chunk (3 per chunk).
+    await waitUntil(
+      'the handler to fail many times',
+      async () => Number(await redis.get(`${key}:outage-failures`)) >= 20,
+      { timeoutMs: 60_000, abortIf: consumer.exitedUnexpectedly },
+    );
+    expect(await redis.hlen(`${key}:done`)).toBe(0);
+    expect(await metric(port, /^ums_kafka_chunks_waiting\{.*dependency="mysql"/)).toBeGreaterThan(0);
+
+    // A shutdown while chunks wait lets their partitions go at once and commits nothing past them.
+    expect(await consumer.stop()).toBe(0);
+    consumer.start();
+    const failuresBefore = Number(await redis.get(`${key}:outage-failures`));
+    await waitUntil(
+      'the restarted consumer to wait again',
+      async () => Number(await redis.get(`${key}:outage-failures`)) > failuresBefore,
+      { timeoutMs: 60_000, abortIf: consumer.exitedUnexpectedly },
+    );
+
+    await redis.del(`${key}:outage`);
+    await waitUntil('every message processed', async () => (await redis.hlen(`${key}:done`)) === total, {
+      timeoutMs: 60_000,
+      abortIf: consumer.exitedUnexpectedly,
+    });
+    await waitUntil('ready again', async () => (await ready(port)).status === 200, {
+      timeoutMs: 30_000,
+      abortIf: consumer.exitedUnexpectedly,
+    });
+    expect([...(await doneCounts(key)).values()].every((n) => n === 1)).toBe(true);
+    expect(await metric(port, /^ums_kafka_dependency_waits_total\{.*dependency="mysql"/)).toBeGreaterThan(0);
+    expect(await metric(port, /^ums_kafka_chunks_waiting\{/)).toBe(0);
+    expect(
+      await metric(port, /^ums_kafka_messages_processed_total\{.*outcome="(dead_lettered|invalid|retried)"/),
+    ).toBe(0);
+    expect(await metric(port, /^ums_kafka_messages_processed_total\{.*outcome="ok"/)).toBe(total);
+    expect(await consumer.stop()).toBe(0);
+    expect(await lettersFrom(kafka, topic.name)).toEqual([]);
+  }, 180_000);
+
+  it('splits a failing chunk so that only its poison message is dead-lettered', async () => {
+    const topic = await createTopic('bisect', { partitions: 1 });
+    const key = `test:bisect:${randomBytes(4).toString('hex')}`;
+    const values: FixtureMessageV1[] = Array.from({ length: 50 }, (_, i) =>
+      i === 20 ? { id: 'poison', poison: true } : { id: `b${i}` },
+    );
+    await produce(topic, values);
+    const port = await freePort();
+    const consumer = fixture('bisect-consumer', topic, {
+      FIXTURE_REDIS_KEY: key,
+      FIXTURE_CHUNK_SIZE: '50',
+      MANAGEMENT_PORT: String(port),
+    }).start();
+
+    await waitUntil('the 49 good messages processed', async () => (await redis.hlen(`${key}:done`)) === 49, {
+      timeoutMs: 60_000,
+      abortIf: consumer.exitedUnexpectedly,
+    });
+    const [letter] = await readDeadLetters(kafka, topic.name, 1);
+    expect(letter).toMatchObject({ sourceOffset: '20', errorCode: 'RETRIES_EXHAUSTED', attempts: 1 });
+    expect(JSON.parse(letter?.value ?? '{}')).toEqual({ id: 'poison', poison: true });
+    const counts = await doneCounts(key);
+    expect(counts.has('poison')).toBe(false);
+    // Each good message was handled once: only calls that contained the poison failed, and they record nothing.
+    expect([...counts.values()]).toEqual(Array.from({ length: 49 }, () => 1));
+    // The chunk, log2(50) halvings, and the poison's own three in-place attempts.
+    expect(Number(await redis.get(`${key}:poisoned-calls`))).toBeLessThanOrEqual(
+      1 + Math.ceil(Math.log2(50)) + 3,
+    );
+    expect(await metric(port, /^ums_kafka_messages_processed_total\{.*outcome="ok"/)).toBe(49);
+    expect(await consumer.stop()).toBe(0);
+    expect((await lettersFrom(kafka, topic.name)).map((l) => l.sourceOffset)).toEqual(['20']);
+  }, 120_000);
+
+  it('dead-letters hostile records, reduced when their copy cannot fit, and handles the record behind', async () => {
+    const topic = await createTopic('hostile', { partitions: 1 });
+    const key = `test:hostile:${randomBytes(4).toString('hex')}`;
+    const hostile = hostileRecords();
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    for (const record of hostile) {
+      await producer.send({ topic: topic.name, acks: -1, messages: [{ ...record, partition: 0 }] });
+    }
+    await producer.send({
+      topic: topic.name,
+      acks: -1,
+      messages: [{ key: 'after', value: JSON.stringify({ id: 'after' }), partition: 0 }],
+    });
+    await producer.disconnect();
+    const port = await freePort();
+    const consumer = fixture('hostile-consumer', topic, {
+      FIXTURE_REDIS_KEY: key,
+      FIXTURE_CHUNK_SIZE: '4',
+      MANAGEMENT_PORT: String(port),
+    }).start();
+
+    await waitUntil(
+      'the valid record behind them processed',
+      async () => (await doneCounts(key)).has('after'),
+      {
+        timeoutMs: 60_000,
+        abortIf: consumer.exitedUnexpectedly,
+      },
+    );
+    // By source topic: one record forges the origin-topic header that readDeadLetters goes by.
+    const letters = (
+      await collectDeadLetters(kafka, {
+        topic: Topics.deadLetters.name,
+        keep: (letter) => letter.sourceTopic === topic.name,
+        done: (read) => read.length >= hostile.length,
+      })
+    ).sort((a, b) => Number(a.sourceOffset) - Number(b.sourceOffset));
+    expect(letters.map((l) => l.sourceOffset)).toEqual(hostile.map((_, i) => String(i)));
+    const byLabel = new Map(hostile.map((r, i) => [r.label, letters[i] as DeadLetterV1]));
+    expect(byLabel.get('oversized')?.errorCode).toBe(DEAD_LETTER_TRUNCATED);
+    expect(byLabel.get('oversized')?.value).toHaveLength(64 * 1024);
+    expect(byLabel.get('not-utf8')?.valueEncoding).toBe('base64');
+    expect(byLabel.get('not-json')).toMatchObject({ errorCode: 'INVALID_JSON', value: 'this is not JSON {' });
+    expect(byLabel.get('no-value')?.errorCode).toBe('EMPTY_MESSAGE');
+    expect(byLabel.get('huge-key')?.key).toHaveLength(1024);
+    expect(byLabel.get('huge-headers')?.errorCode).toBe('SCHEMA_VIOLATION');
+    expect(await metric(port, /^ums_kafka_dead_letter_fallbacks_total\{.*outcome="reduced"/)).toBe(1);
+    expect(await metric(port, /^ums_kafka_consumer_crashes_total\{/)).toBe(0);
+  }, 120_000);
+
   it('retries on delay tiers: a long delay does not hold back a short one, and nothing is retried early', async () => {
     // One key for all three, so the retries share partitions as a campaign's would.
     const sameKey = () => 'same-key';
@@ -312,6 +482,14 @@ async function log(redis: Redis, key: string): Promise<LogEntry[]> {
   return (await redis.lrange(`${key}:log`, 0, -1)).map((line) => {
     const [id, attempt, at, dueAt] = line.split('|');
     return { id: id as string, attempt: Number(attempt), at: Number(at), dueAt: Number(dueAt) };
+  });
+}
+
+/** Every dead letter from one topic, read up to the dead-letter topic's current end. */
+async function lettersFrom(kafka: Kafka, sourceTopic: string): Promise<DeadLetterV1[]> {
+  return collectDeadLetters(kafka, {
+    topic: Topics.deadLetters.name,
+    keep: (letter) => (letter.headers[KafkaHeaders.originTopic] ?? letter.sourceTopic) === sourceTopic,
   });
 }
 

@@ -77,17 +77,17 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
       }
     }
     for (const h of handlers) {
-      const consumer = new TopicConsumer(
-        h.options,
-        h.handler,
-        this.kafka,
-        this.producer,
-        this.metrics,
-        this.logger,
-        this.names,
-        this.config.KAFKA_SESSION_TIMEOUT_MS,
-        this.config.KAFKA_FETCH_MAX_BYTES,
-      );
+      const consumer = new TopicConsumer({
+        registration: h.options,
+        handler: h.handler,
+        kafka: this.kafka,
+        producer: this.producer,
+        metrics: this.metrics,
+        logger: this.logger,
+        names: this.names,
+        sessionTimeoutMs: this.config.KAFKA_SESSION_TIMEOUT_MS,
+        fetchMaxBytes: this.config.KAFKA_FETCH_MAX_BYTES,
+      });
       this.consumers.push(consumer);
       await consumer.start();
       this.logger.info(

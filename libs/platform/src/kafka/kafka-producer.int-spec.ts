@@ -102,4 +102,20 @@ describe('Kafka producer (real broker)', () => {
     const ids = await readAll(t, 100);
     expect(ids).toEqual(Array.from({ length: 100 }, (_, call) => `k0-${String(call).padStart(3, '0')}`));
   });
+
+  it('sends a record the broker refuses in a request of its own, so other calls still succeed', async () => {
+    const t = await topic('refused');
+    const hugeHeaders = { 'x-huge': 'h'.repeat(1_200_000) };
+    const small = (id: string) => producer.publishRaw(t.name, [{ key: 'k0', value: JSON.stringify({ id }) }]);
+    // The first call goes at once; the others queue behind it and would share the next request.
+    const outcomes = await Promise.allSettled([
+      small('k0-first'),
+      small('k0-a'),
+      producer.publishRaw(t.name, [{ key: 'k0', value: '{"id":"k0-huge"}', headers: hugeHeaders }]),
+      small('k0-b'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/larger than the max message size/);
+    expect(await readAll(t, 3)).toEqual(['k0-first', 'k0-a', 'k0-b']);
+  });
 });

@@ -98,7 +98,7 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
     if (records.length === 0) return;
     const topic = this.names.topic(topicName);
     let bytes = 0;
-    for (const r of records) bytes += byteLength(r.key) + byteLength(r.value) + 64;
+    for (const r of records) bytes += byteLength(r.key) + byteLength(r.value) + headerBytes(r.headers) + 64;
     await new Promise<void>((resolve, reject) => {
       this.queue.push({ topic, records, bytes, resolve, reject });
       if (!this.sending) void this.drain();
@@ -150,6 +150,19 @@ function topicMessages(publishes: readonly QueuedPublish[]): TopicMessages[] {
     for (const r of records) entry.messages.push({ key: r.key, value: r.value, headers: r.headers });
   }
   return [...byTopic.values()];
+}
+
+/**
+ * Header bytes count with the record: a record whose headers make it too large then goes in a
+ * request of its own, so that the broker's refusal never fails other callers' records with it.
+ */
+function headerBytes(headers: IHeaders | undefined): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    bytes += Buffer.byteLength(name);
+    for (const v of Array.isArray(value) ? value : [value]) bytes += v === undefined ? 0 : byteLength(v);
+  }
+  return bytes;
 }
 
 function byteLength(value: string | Buffer | null): number {

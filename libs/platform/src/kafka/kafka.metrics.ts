@@ -4,6 +4,9 @@ import { MetricsRegistry } from '../metrics/metrics-registry';
 
 export type ProcessOutcome = 'ok' | 'retried' | 'dead_lettered' | 'invalid';
 
+/** What became of a dead letter the broker refused: stored reduced, or only logged. */
+export type DeadLetterFallback = 'reduced' | 'dropped';
+
 @Injectable()
 export class KafkaMetrics {
   readonly produced: Counter<'topic'>;
@@ -11,6 +14,9 @@ export class KafkaMetrics {
   readonly handlerSeconds: Histogram<'topic' | 'group'>;
   readonly lag: Gauge<'topic' | 'partition' | 'group'>;
   readonly crashes: Counter<'group'>;
+  readonly dependencyWaits: Counter<'group' | 'dependency'>;
+  readonly chunksWaiting: Gauge<'group' | 'dependency'>;
+  readonly deadLetterFallbacks: Counter<'group' | 'outcome'>;
 
   constructor(registry: MetricsRegistry) {
     this.produced = new Counter({
@@ -42,6 +48,24 @@ export class KafkaMetrics {
       name: 'ums_kafka_consumer_crashes_total',
       help: 'Consumer crashes reported by kafkajs',
       labelNames: ['group'],
+      registers: [registry],
+    });
+    this.dependencyWaits = new Counter({
+      name: 'ums_kafka_dependency_waits_total',
+      help: 'Chunks that started waiting for an unavailable dependency instead of failing',
+      labelNames: ['group', 'dependency'],
+      registers: [registry],
+    });
+    this.chunksWaiting = new Gauge({
+      name: 'ums_kafka_chunks_waiting',
+      help: 'Chunks waiting now for an unavailable dependency (their partition held)',
+      labelNames: ['group', 'dependency'],
+      registers: [registry],
+    });
+    this.deadLetterFallbacks = new Counter({
+      name: 'ums_kafka_dead_letter_fallbacks_total',
+      help: 'Dead letters the broker refused: stored reduced, or dropped after logging their coordinates',
+      labelNames: ['group', 'outcome'],
       registers: [registry],
     });
   }
