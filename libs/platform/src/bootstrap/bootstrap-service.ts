@@ -29,8 +29,9 @@ export async function bootstrapService(
   const heapFlag = applyHeapGrowth(app.get(RuntimeConfig).HEAP_GROWING_PERCENT);
   if (heapFlag !== undefined) logger.log(`V8 ${heapFlag}`);
   let shuttingDown = false;
+  // `on`, not `once`: a second signal (a keeper passing on what pkill also sent) must not end the drain.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
       if (shuttingDown) return;
       shuttingDown = true;
       logger.log(`${signal} received: draining`);
