@@ -1,8 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { AllTopics, TENANT_HEADER } from '@ums/contracts';
+import {
+  AllTopics,
+  Channel,
+  MessageStatus,
+  type MessageStatusV1,
+  TENANT_HEADER,
+  Topics,
+} from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
   bearer,
+  LoopbackSubscriber,
   serviceEnv,
   type ServiceProcess,
   startServiceProcess,
@@ -17,6 +25,8 @@ jest.setTimeout(300_000);
 
 /** How long MariaDB stays down: a restart or a failover, as in the issue (six seconds and more). */
 const OUTAGE_MS = 8_000;
+/** The dispatcher's pending lease: a delivery's result not written within it is attempted again. */
+const LEASE_MS = 30_000;
 
 const APPS = [
   'campaign-scheduler',
@@ -41,6 +51,8 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
   let mariadb: OwnMariadbServer;
   const services = new Map<App, ServiceProcess>();
   const database = `ums_outage_${randomBytes(4).toString('hex')}`;
+  let names: KafkaNames;
+  let subscriber: LoopbackSubscriber | undefined;
 
   beforeAll(async () => {
     mariadb = await OwnMariadbServer.start();
@@ -53,7 +65,8 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
       await ds.destroy();
     }
     const namespace = `t-${randomBytes(4).toString('hex')}`;
-    await ensureTopics(testKafka(), AllTopics, 1, new KafkaNames(namespace));
+    names = new KafkaNames(namespace);
+    await ensureTopics(testKafka(), AllTopics, 1, names);
     const env = {
       ...serviceEnv(database, namespace),
       MYSQL_PORT: String(mariadb.port),
@@ -61,9 +74,22 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
       MYSQL_USER: 'root',
       MYSQL_PASSWORD: '',
     };
+    const dispatcherEnv: Record<string, string> = {
+      WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true',
+      WEBHOOK_PENDING_LEASE_MS: String(LEASE_MS),
+      WEBHOOK_TIMEOUT_MS: '20000',
+    };
     const started = await Promise.all(
       APPS.map(
-        async (app) => [app, await startServiceProcess({ app, env, readyTimeoutMs: 120_000 })] as const,
+        async (app) =>
+          [
+            app,
+            await startServiceProcess({
+              app,
+              env: app === 'webhook-dispatcher' ? { ...env, ...dispatcherEnv } : env,
+              readyTimeoutMs: 120_000,
+            }),
+          ] as const,
       ),
     );
     for (const [app, service] of started) services.set(app, service);
@@ -71,6 +97,7 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
 
   afterAll(async () => {
     await Promise.all([...services.values()].map((s) => s.process.stop()));
+    await subscriber?.stop();
     await mariadb?.destroy();
   });
 
@@ -171,4 +198,87 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
     );
     expect(Object.fromEntries(unhandled)).toEqual(Object.fromEntries(APPS.map((app) => [app, 0])));
   });
+
+  it('writes the results of deliveries answered while MariaDB is down once it is back: none is sent again', async () => {
+    const hook = await LoopbackSubscriber.start();
+    subscriber = hook;
+    const created = await fetch(`${service('webhook-dispatcher').url}/v1/subscribers`, {
+      method: 'POST',
+      headers: {
+        ...bearer(TEST_OPERATOR_KEY),
+        [TENANT_HEADER]: 'outage',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ url: hook.url(), eventTypes: ['message.status'], internal: true }),
+    });
+    expect(created.status).toBe(201);
+    const { id, secret } = (await created.json()) as { id: string; secret: string };
+    hook.secret = secret;
+    // Answers come late: the results are written back while MariaDB is down.
+    hook.mode = { kind: 'ok', delayMs: 4_000 };
+    const ids = Array.from({ length: 20 }, (_, i) => `outage-${i}`);
+    const producer = testKafka().producer();
+    await producer.connect();
+    try {
+      await producer.send({
+        topic: names.topic(Topics.messageStatus.name),
+        acks: -1,
+        messages: ids.map((eventId, i) => ({
+          key: 'cmp-outage',
+          value: JSON.stringify(statusEvent(eventId, i)),
+        })),
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    const states = async (): Promise<Record<string, number>> => {
+      const ds = createDataSource(mariadb.settings(database));
+      await ds.initialize();
+      try {
+        const rows: { state: string; n: string | number }[] = await ds.query(
+          'SELECT state, COUNT(*) AS n FROM deliveries WHERE subscriber_id = ? GROUP BY state',
+          [id],
+        );
+        return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+      } finally {
+        await ds.destroy();
+      }
+    };
+    await waitUntil('every delivery attempted', () => hook.requests === ids.length, { timeoutMs: 30_000 });
+    // Stored PENDING (leased) while their answers are still on the way.
+    expect(
+      await waitUntil('every delivery stored', async () => (await states())['PENDING'] === ids.length),
+    ).toBe(true);
+    const downAt = Date.now();
+    await mariadb.pause();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, downAt + OUTAGE_MS - Date.now())));
+    await mariadb.resume();
+    // Written well within the lease: the sweeper never takes them, so nothing is sent twice.
+    const settled = await waitUntil(
+      'every delivery recorded DELIVERED',
+      async () => {
+        const now = await states();
+        return now['DELIVERED'] === ids.length ? now : undefined;
+      },
+      { timeoutMs: LEASE_MS / 2, intervalMs: 500 },
+    );
+    expect(settled).toEqual({ DELIVERED: ids.length });
+    expect(hook.requests).toBe(ids.length);
+    expect([...hook.accepted].sort()).toEqual([...ids].sort());
+    expect(alive()).toEqual(Object.fromEntries(APPS.map((app) => [app, true])));
+  });
 });
+
+/** A DELIVERED status of the outage tenant, as the sender publishes it. */
+function statusEvent(eventId: string, index: number): MessageStatusV1 {
+  return {
+    eventId,
+    messageId: String(index + 1),
+    tenantId: 'outage',
+    campaignId: 'cmp-outage',
+    channel: Channel.Sms,
+    recipient: '+4915100000001',
+    status: MessageStatus.Delivered,
+    occurredAt: new Date().toISOString(),
+  };
+}

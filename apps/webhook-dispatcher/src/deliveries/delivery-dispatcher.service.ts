@@ -15,6 +15,7 @@ import {
   KafkaProducer,
   PeriodicRunner,
   type RawRecord,
+  retryInfrastructure,
 } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { FailureWindow } from '../subscribers/failure-window.service';
@@ -91,6 +92,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private flushing: Promise<void> = Promise.resolve();
   private readonly capacityWaiters: (() => void)[] = [];
   private readonly successStamped = new Map<string, number>();
+  private stopping = false;
   private readonly deferredFailures = new PeriodicRunner(
     () => this.whenFlushed(() => this.recordDeferredFailures()),
     (error: unknown) =>
@@ -168,6 +170,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     await this.deferredFailures.stop();
     // Let in-flight attempts finish and be written; queued ones stay PENDING for the sweeper.
     for (const lane of this.lanes.values()) {
@@ -540,7 +543,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       }
     }
     await Promise.all(publishes);
-    await this.repository.settle(settlements);
+    await this.settleRetrying(settlements);
     await this.subscribers.stamp(this.successesToStamp(successes, now), lastErrors);
     for (const [subscriberId, reason] of gone) {
       await this.takeDown(
@@ -560,6 +563,24 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
         lastErrors.get(subscriberId) ?? 'failures over the threshold',
       );
     }
+  }
+
+  /**
+   * Writes the results, again while MySQL is unavailable (for half the pending lease at most; not
+   * during a shutdown): a write-back dropped here leaves delivered rows PENDING, and the sweeper
+   * would send them again. Its UPDATEs are idempotent, and the Kafka publishes before it are not
+   * repeated.
+   */
+  private settleRetrying(settlements: readonly DeliverySettlement[]): Promise<void> {
+    return retryInfrastructure(() => this.repository.settle(settlements), {
+      forMs: this.config.WEBHOOK_PENDING_LEASE_MS / 2,
+      stopped: () => this.stopping,
+      onRetry: (error, attempt, delayMs) =>
+        this.logger.warn(
+          { err: error, attempt, delayMs, count: settlements.length },
+          'Writing delivery results failed (database unavailable); retrying',
+        ),
+    });
   }
 
   private successesToStamp(successes: ReadonlySet<string>, now: number): string[] {
