@@ -242,6 +242,33 @@ function runBenches(args) {
   return 0;
 }
 
+/** How long infra-down waits for the kept services to drain: their shutdown timeout (15 s) and a margin. */
+const SERVICES_DRAIN_MS = 25_000;
+
+/**
+ * SIGTERM this checkout's kept services (started from its dist/ by `npm run demo -- --keep`, with their
+ * service-keepers, whose command lines name the service too) and wait until they have exited; what is
+ * still running after SERVICES_DRAIN_MS is killed.
+ */
+async function stopKeptServices() {
+  const pattern = `${join(root, 'dist', 'apps')}/`;
+  const running = () =>
+    spawnSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
+  const before = running().length;
+  if (before === 0) {
+    say('no kept services running');
+    return;
+  }
+  spawnSync('pkill', ['-TERM', '-f', pattern], { stdio: 'inherit' });
+  const deadline = Date.now() + SERVICES_DRAIN_MS;
+  while (running().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+  const left = running().length;
+  if (left > 0) {
+    say(`${left} service process(es) still running after ${SERVICES_DRAIN_MS / 1000} s: killing them`);
+    spawnSync('pkill', ['-KILL', '-f', pattern], { stdio: 'inherit' });
+  } else say(`services stopped (${before} processes, keepers included)`);
+}
+
 async function main() {
   const [command = 'help', ...args] = process.argv.slice(2);
   checkNode();
@@ -295,6 +322,9 @@ async function main() {
       break;
     case 'infra-down': {
       build();
+      // The services first, and wait for them: they drain (finish in-flight work, commit offsets, flush
+      // producers) while Kafka still answers. Stopped after Kafka, each waited out its shutdown timeout.
+      await stopKeptServices();
       const stopped = spawnSync(
         process.execPath,
         [
@@ -305,8 +335,6 @@ async function main() {
         ],
         { cwd: root, stdio: 'inherit' },
       );
-      // Only this checkout's services (started from its dist/ by `npm run demo -- --keep`).
-      spawnSync('pkill', ['-TERM', '-f', `${join(root, 'dist', 'apps')}/`], { stdio: 'inherit' });
       // The stopped stack's operator key (written by `npm run demo -- --keep`) is of no use any more.
       rmSync(join(root, 'tmp', 'demo-logs', 'operator-key'), { force: true });
       process.exit(stopped.status ?? 1);

@@ -27,6 +27,7 @@ const EXPECTED_CHECKS: Record<string, string[]> = {
 describe('the whole stack', () => {
   const logDir = defaultLogDir('test-logs/stack');
   let stack: LocalStack | undefined;
+  const steps: string[] = [];
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
   beforeAll(async () => {
@@ -38,6 +39,7 @@ describe('the whole stack', () => {
       mysqlDatabase: database.settings.database,
       logDir,
       env: { LOG_LEVEL: 'warn' },
+      onStep: (line) => steps.push(line),
     });
   }, 180_000);
 
@@ -175,6 +177,30 @@ describe('the whole stack', () => {
     expect(log).toContain('KAFKA_BROKERS: KAFKA_BROKERS entries must be host:port');
     expect(log).toContain('MYSQL_PORT');
   }, 30_000);
+
+  it('restarts a service that dies, as an orchestrator would, and says so', async () => {
+    const sender = stack?.services.find((s) => s.name === 'notification-sender');
+    const pid = sender?.process.pid;
+    if (sender === undefined || pid === undefined) throw new Error('no notification-sender running');
+    // Killed from outside the stack (as the OOM killer or a crash would), not through its handle.
+    process.kill(pid, 'SIGKILL');
+    const line = await waitUntil(
+      'the restart line',
+      () => steps.find((step) => step.startsWith('notification-sender died (signal SIGKILL)')),
+      { timeoutMs: 15_000 },
+    );
+    expect(line).toContain('restart 1');
+    await waitUntil(
+      'the sender ready again',
+      async () => {
+        const ready = await fetch(`${sender.managementUrl}/health/ready`);
+        return ready.status === 200;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    expect(sender.process.pid).not.toBe(pid);
+    expect(stack?.restarts).toEqual({ 'notification-sender': 1 });
+  }, 90_000);
 
   it('shuts every service down gracefully on SIGTERM', async () => {
     const codes = await stack?.stop();

@@ -11,6 +11,7 @@ import {
   workspaceRoot,
 } from '@ums/testing';
 import type { PipelineUrls } from './pipeline-campaign';
+import { crashed, RestartBackoff, restartLine } from './restart-policy';
 
 export const SERVICE_NAMES = [
   'campaign-scheduler',
@@ -73,7 +74,12 @@ export interface LocalStack {
   readonly operatorKey: string;
   readonly services: readonly RunningService[];
   readonly broker: KafkaBrokerHandle | undefined;
-  /** SIGTERM every service (graceful drain), then the broker if this stack started it attached. */
+  /** How often each service (by label) has been restarted after it died; only services restarted. */
+  readonly restarts: Readonly<Record<string, number>>;
+  /**
+   * SIGTERM every service and wait for each to drain, then stop the broker if this stack started it
+   * attached: services before Kafka, so that they commit and flush instead of timing out.
+   */
   stop(): Promise<Record<string, number | null>>;
 }
 
@@ -92,7 +98,13 @@ export function stackUrls(stack: Pick<LocalStack, 'services'>): PipelineUrls {
   };
 }
 
-/** Starts Kafka (or uses a given cluster), migrates, creates topics and starts the services. */
+/**
+ * Starts Kafka (or uses a given cluster), migrates, creates topics and starts the services. A
+ * service that dies (a non-zero exit or a signal nobody sent) is restarted, as Kubernetes would,
+ * with a bounded backoff (restart-policy.ts), and onStep says so: by this process while it runs,
+ * and, for a kept stack (`keepRunning`), by a service-keeper process per service that outlives it
+ * (its lines go to the service's log).
+ */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const step = options.onStep ?? (() => undefined);
   let broker: KafkaBrokerHandle | undefined;
@@ -136,10 +148,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const [port, managementPort] = await servicePorts(options.basePort, name, replica);
       const label = replica === 1 ? name : `${name}-${replica}`;
       const entry = compiledEntry(`apps/${name}/src/main.ts`, options.nodeArgs);
+      const command = keptCommand(label, entry, options.keepRunning === true);
       const proc = new ManagedProcess({
         name: label,
-        command: entry.command,
-        args: entry.args,
+        command: command.command,
+        args: command.args,
         env: {
           ...entry.env,
           ...env,
@@ -163,12 +176,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       step(`started ${label} (${index + 1}/${names.length}) on port ${port}, management ${managementPort}`);
     }
   }
+  const supervision = { stopping: false, restarts: {} as Record<string, number> };
+  // A kept stack's services are restarted by their keepers; this process restarts the others.
+  if (options.keepRunning !== true) for (const service of services) supervise(service, supervision, step);
   const stack: LocalStack = {
     brokers,
     operatorKey,
     services,
     broker,
+    restarts: supervision.restarts,
     stop: async () => {
+      supervision.stopping = true;
       const codes = await Promise.all(services.map(async (s) => [s.label, await s.process.stop()] as const));
       if (broker !== undefined && options.keepRunning !== true) await broker.stop();
       return Object.fromEntries(codes);
@@ -192,6 +210,43 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw error;
   }
   return stack;
+}
+
+/** Restarts `service` whenever it dies on its own, until the stack stops; onStep says so each time. */
+function supervise(
+  service: RunningService,
+  supervision: { stopping: boolean; restarts: Record<string, number> },
+  step: (line: string) => void,
+): void {
+  const backoff = new RestartBackoff();
+  const watch = (startedAt: number): void => {
+    void service.process.waitForExit().then(async () => {
+      const exit = service.process.exitStatus;
+      if (supervision.stopping || service.process.exitWasExpected || exit === undefined || !crashed(exit)) {
+        return;
+      }
+      const total = (supervision.restarts[service.label] ?? 0) + 1;
+      supervision.restarts[service.label] = total;
+      const next = backoff.next(Date.now() - startedAt);
+      step(restartLine(service.label, exit, { ...next, total }));
+      await new Promise((resolve) => setTimeout(resolve, next.delayMs).unref());
+      if (supervision.stopping || service.process.running) return;
+      service.process.start();
+      watch(Date.now());
+    });
+  };
+  watch(Date.now());
+}
+
+/** The command of one service: itself, or (kept stack) under a service-keeper that restarts it. */
+function keptCommand(
+  label: string,
+  entry: { command: string; args: string[] },
+  keep: boolean,
+): { command: string; args: string[] } {
+  if (!keep) return entry;
+  const keeper = compiledEntry('tools/stack/service-keeper.ts');
+  return { command: keeper.command, args: [...keeper.args, label, entry.command, ...entry.args] };
 }
 
 /** How far above a service's fixed API port its management port is (basePort). */

@@ -32,3 +32,4 @@ export * from './providers';
 export * from './redis/redis.module';
 export * from './timing/periodic.runner';
 export * from './timing/windowed-prune';
+export * from './timing/retry-infrastructure';

@@ -19,6 +19,8 @@ export class DeliveriesMetrics {
   readonly oldestUndeliveredSeconds: Gauge;
   readonly queued: Gauge;
   readonly pruned: Counter;
+  readonly failureWindowErrors: Counter<'code'>;
+  readonly failureWindowDeferred: Gauge;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -59,6 +61,17 @@ export class DeliveriesMetrics {
     this.pruned = new Counter({
       name: 'ums_webhook_deliveries_pruned_total',
       help: 'DELIVERED rows deleted by the retention pass (WEBHOOK_DELIVERED_RETENTION_MS)',
+      registers,
+    });
+    this.failureWindowErrors = new Counter({
+      name: 'ums_webhook_failure_window_errors_total',
+      help: 'Write-backs whose failure-window update (Redis) failed; their results were written anyway',
+      labelNames: ['code'],
+      registers,
+    });
+    this.failureWindowDeferred = new Gauge({
+      name: 'ums_webhook_failure_window_deferred',
+      help: 'Failures kept in this process until Redis takes them; tombstones wait for them',
       registers,
     });
   }

@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import {
   type DeadLetterV1,
   KafkaHeaders,
@@ -9,7 +9,14 @@ import {
   WebhookRetryTiers,
 } from '@ums/contracts';
 import { isJsonObjectText, nextWebhookHop, shouldTombstone, webhookBatchLength } from '@ums/domain';
-import { errorMessage, KafkaProducer, type RawRecord } from '@ums/platform';
+import {
+  errorMessage,
+  infrastructureFailure,
+  KafkaProducer,
+  PeriodicRunner,
+  type RawRecord,
+  retryInfrastructure,
+} from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { FailureWindow } from '../subscribers/failure-window.service';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
@@ -62,6 +69,8 @@ const PUBLISH_SLICE = 200;
  * (about 100 a second under load), the one subscribers row was 4% of the database's statement time.
  */
 const SUCCESS_STAMP_EVERY_MS = 1_000;
+/** How often failures kept while Redis did not answer are offered to the failure window again. */
+const DEFERRED_FAILURES_EVERY_MS = 1_000;
 
 /**
  * Attempts deliveries outside the consumers' handlers: the rows are durable (PENDING, leased) before
@@ -69,9 +78,12 @@ const SUCCESS_STAMP_EVERY_MS = 1_000;
  * slow or timing-out subscriber never holds back the partition, or the healthy subscribers behind it.
  * Results are written back in bulk: retry-tier and dead-letter publishes first (acks=all), then one
  * UPDATE per target state, then the failure window (one Redis pipeline) and the subscriber stamps.
+ * The failure window fails open: when Redis does not answer, results are written all the same
+ * (failed deliveries go to their retry tiers), the failures are kept, and the tombstone decision is
+ * made once Redis takes them (the next write-back, or the deferred-failures tick).
  */
 @Injectable()
-export class DeliveryDispatcher implements OnApplicationShutdown {
+export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly lanes = new Map<string, Lane>();
   private queued = 0;
   private inFlight = 0;
@@ -80,6 +92,12 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
   private flushing: Promise<void> = Promise.resolve();
   private readonly capacityWaiters: (() => void)[] = [];
   private readonly successStamped = new Map<string, number>();
+  private stopping = false;
+  private readonly deferredFailures = new PeriodicRunner(
+    () => this.whenFlushed(() => this.recordDeferredFailures()),
+    (error: unknown) =>
+      this.logger.warn({ err: error }, 'Deciding tombstones of kept failures failed; next tick retries'),
+  );
 
   constructor(
     private readonly config: DeliveriesConfig,
@@ -147,7 +165,13 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     return new Promise((resolve) => this.capacityWaiters.push(resolve));
   }
 
+  onApplicationBootstrap(): void {
+    this.deferredFailures.start(DEFERRED_FAILURES_EVERY_MS);
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    await this.deferredFailures.stop();
     // Let in-flight attempts finish and be written; queued ones stay PENDING for the sweeper.
     for (const lane of this.lanes.values()) {
       this.queued -= lane.queue.length;
@@ -257,8 +281,75 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     clearTimeout(this.flushTimer);
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      this.flushing = this.flushing.then(() => this.flush());
+      void this.whenFlushed(() => this.flush());
     }, delayMs);
+  }
+
+  /** Runs `task` after the write-backs queued so far, one at a time. Rejects with the task's error. */
+  private whenFlushed(task: () => Promise<void>): Promise<void> {
+    const run = this.flushing.then(task);
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Writes the failures kept while Redis did not answer, then takes down the subscribers they put
+   * over the threshold. Nothing to do (no Redis call) when none are kept.
+   */
+  private async recordDeferredFailures(): Promise<void> {
+    if (this.failures.deferredCount === 0) return;
+    const inWindow = await this.failures.record(new Map());
+    this.metrics.failureWindowDeferred.set(this.failures.deferredCount);
+    this.logger.info({ subscribers: inWindow.size }, 'Failures kept while Redis was down are counted');
+    for (const subscriberId of this.overThreshold(inWindow)) {
+      await this.takeDown(
+        subscriberId,
+        'DEAD',
+        SubscriberAlertKind.Tombstoned,
+        inWindow.get(subscriberId) ?? 0,
+        'failures over the threshold',
+      );
+    }
+  }
+
+  /**
+   * The failure window's counts after this write-back's failures, or none when Redis does not
+   * answer: the failures are kept (FailureWindow), no one is tombstoned now, and the results are
+   * written all the same.
+   */
+  private async countFailures(
+    failureCounts: ReadonlyMap<string, number>,
+    now: number,
+  ): Promise<Map<string, number>> {
+    try {
+      const inWindow = await this.failures.record(failureCounts, now);
+      this.metrics.failureWindowDeferred.set(0);
+      return inWindow;
+    } catch (error: unknown) {
+      const failure = infrastructureFailure(error);
+      this.metrics.failureWindowErrors.inc({ code: failure?.code ?? 'UNEXPECTED' });
+      this.metrics.failureWindowDeferred.set(this.failures.deferredCount);
+      this.logger.warn(
+        { err: error, kept: this.failures.deferredCount },
+        'Failure window unavailable: results are written, tombstones are decided once Redis answers',
+      );
+      return new Map();
+    }
+  }
+
+  /** Subscribers still ALIVE whose failures in the window are over the threshold. */
+  private overThreshold(inWindow: ReadonlyMap<string, number>): Set<string> {
+    const policy = {
+      threshold: this.config.WEBHOOK_FAILURE_THRESHOLD,
+      windowMs: this.config.WEBHOOK_FAILURE_WINDOW_MS,
+    };
+    const over = new Set<string>();
+    for (const [subscriberId, count] of inWindow) {
+      if (shouldTombstone(count, policy) && this.directory.get(subscriberId)?.record.state === 'ALIVE') {
+        over.add(subscriberId);
+      }
+    }
+    return over;
   }
 
   private async flush(): Promise<void> {
@@ -351,17 +442,8 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
       }
     }
 
-    const inWindow = await this.failures.record(failureCounts, now);
-    const tombstoned = new Set<string>();
-    for (const [subscriberId, count] of inWindow) {
-      const policy = {
-        threshold: this.config.WEBHOOK_FAILURE_THRESHOLD,
-        windowMs: this.config.WEBHOOK_FAILURE_WINDOW_MS,
-      };
-      if (shouldTombstone(count, policy) && this.directory.get(subscriberId)?.record.state === 'ALIVE') {
-        tombstoned.add(subscriberId);
-      }
-    }
+    const inWindow = await this.countFailures(failureCounts, now);
+    const tombstoned = this.overThreshold(inWindow);
 
     const tierRecords = new Map<string, RawRecord[]>();
     const deadLetters: RawRecord[] = [];
@@ -461,7 +543,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
       }
     }
     await Promise.all(publishes);
-    await this.repository.settle(settlements);
+    await this.settleRetrying(settlements);
     await this.subscribers.stamp(this.successesToStamp(successes, now), lastErrors);
     for (const [subscriberId, reason] of gone) {
       await this.takeDown(
@@ -481,6 +563,24 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
         lastErrors.get(subscriberId) ?? 'failures over the threshold',
       );
     }
+  }
+
+  /**
+   * Writes the results, again while MySQL is unavailable (for half the pending lease at most; not
+   * during a shutdown): a write-back dropped here leaves delivered rows PENDING, and the sweeper
+   * would send them again. Its UPDATEs are idempotent, and the Kafka publishes before it are not
+   * repeated.
+   */
+  private settleRetrying(settlements: readonly DeliverySettlement[]): Promise<void> {
+    return retryInfrastructure(() => this.repository.settle(settlements), {
+      forMs: this.config.WEBHOOK_PENDING_LEASE_MS / 2,
+      stopped: () => this.stopping,
+      onRetry: (error, attempt, delayMs) =>
+        this.logger.warn(
+          { err: error, attempt, delayMs, count: settlements.length },
+          'Writing delivery results failed (database unavailable); retrying',
+        ),
+    });
   }
 
   private successesToStamp(successes: ReadonlySet<string>, now: number): string[] {

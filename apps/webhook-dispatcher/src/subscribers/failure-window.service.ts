@@ -1,15 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { windowStart } from '@ums/domain';
+import { UnavailableError } from '@ums/platform';
 import { Redis } from 'ioredis';
 import { DeliveriesConfig } from '../deliveries/deliveries.config';
 
 /**
  * Failures per subscriber in a Redis sorted set (score = time), trimmed to the sliding window
  * (seed 000). Shared by every replica; all writes of a flush go out in one pipeline.
+ *
+ * The window fails open: when Redis does not answer (or its connection is not up, which fails at
+ * once rather than after ioredis's reconnect attempts, so write-backs are not held up), record()
+ * keeps the failures here (with their times) and throws; the next record() writes them first, so a subscriber's failures are counted
+ * once Redis is back and its tombstone is decided then. Kept failures are bounded: past the
+ * threshold, older ones cannot change the decision, so only the newest threshold + 1 are kept.
  */
 @Injectable()
 export class FailureWindow {
+  /** Failures per subscriber that Redis has not taken yet, oldest first. */
+  private deferred = new Map<string, Failure[]>();
+
   constructor(
     @Inject(Redis) private readonly redis: Redis,
     private readonly config: DeliveriesConfig,
@@ -22,30 +32,41 @@ export class FailureWindow {
     };
   }
 
-  /** Adds `count` failures per subscriber; returns each subscriber's failures now in the window. */
+  /** Failures kept while Redis did not answer, waiting for the next record(). */
+  get deferredCount(): number {
+    let count = 0;
+    for (const list of this.deferred.values()) count += list.length;
+    return count;
+  }
+
+  /**
+   * Adds `count` failures per subscriber (and any kept from earlier calls); returns each of those
+   * subscribers' failures now in the window. When Redis fails, every failure of the call is kept
+   * for the next call and the error is thrown.
+   */
   async record(failures: ReadonlyMap<string, number>, now = Date.now()): Promise<Map<string, number>> {
-    const ids = [...failures.keys()];
-    if (ids.length === 0) return new Map();
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) {
-      const key = keyOf(id);
-      const count = failures.get(id) ?? 0;
-      for (let i = 0; i < count; i++) pipeline.zadd(key, now, `${now}:${randomBytes(6).toString('hex')}`);
-      pipeline.zremrangebyscore(key, '-inf', windowStart(now, this.policy));
-      pipeline.zcard(key);
-      pipeline.pexpire(key, this.policy.windowMs);
+    const times = this.takeDeferred();
+    for (const [id, count] of failures) {
+      const list = times.get(id) ?? [];
+      // The member is made once: writing a kept failure again (after a pipeline that half
+      // happened) adds nothing to the set.
+      for (let i = 0; i < count; i++)
+        list.push({ at: now, member: `${now}:${randomBytes(6).toString('hex')}` });
+      times.set(id, list);
     }
-    const results = (await pipeline.exec()) ?? [];
-    const out = new Map<string, number>();
-    let index = 0;
-    for (const id of ids) {
-      index += (failures.get(id) ?? 0) + 1;
-      const [error, value] = results[index] ?? [null, 0];
-      if (error) throw error;
-      out.set(id, Number(value));
-      index += 2;
+    if (times.size === 0) return new Map();
+    if (this.redis.status !== 'ready') {
+      this.keep(times);
+      throw new UnavailableError('FAILURE_WINDOW_UNAVAILABLE', `Redis connection is ${this.redis.status}`, {
+        dependency: 'redis',
+      });
     }
-    return out;
+    try {
+      return await this.write(times, now);
+    } catch (error: unknown) {
+      this.keep(times);
+      throw error;
+    }
   }
 
   async count(id: string, now = Date.now()): Promise<number> {
@@ -53,8 +74,52 @@ export class FailureWindow {
   }
 
   async clear(id: string): Promise<void> {
+    this.deferred.delete(id);
     await this.redis.del(keyOf(id));
   }
+
+  private async write(times: ReadonlyMap<string, Failure[]>, now: number): Promise<Map<string, number>> {
+    const ids = [...times.keys()];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) {
+      const key = keyOf(id);
+      for (const { at, member } of times.get(id) ?? []) pipeline.zadd(key, at, member);
+      pipeline.zremrangebyscore(key, '-inf', windowStart(now, this.policy));
+      pipeline.zcard(key);
+      pipeline.pexpire(key, this.policy.windowMs);
+    }
+    const results = (await pipeline.exec()) ?? [];
+    const firstError = results.find(([error]) => error !== null)?.[0];
+    if (firstError) throw firstError;
+    const out = new Map<string, number>();
+    let index = 0;
+    for (const id of ids) {
+      index += (times.get(id)?.length ?? 0) + 1;
+      const [, value] = results[index] ?? [null, 0];
+      out.set(id, Number(value));
+      index += 2;
+    }
+    return out;
+  }
+
+  private takeDeferred(): Map<string, Failure[]> {
+    const taken = this.deferred;
+    this.deferred = new Map();
+    return taken;
+  }
+
+  private keep(times: ReadonlyMap<string, Failure[]>): void {
+    const bound = this.policy.threshold + 1;
+    for (const [id, list] of times) {
+      const merged = [...(this.deferred.get(id) ?? []), ...list].sort((a, b) => a.at - b.at);
+      this.deferred.set(id, merged.slice(-bound));
+    }
+  }
+}
+
+interface Failure {
+  readonly at: number;
+  readonly member: string;
 }
 
 function keyOf(subscriberId: string): string {

@@ -3,7 +3,9 @@ import { Logger } from 'nestjs-pino';
 import { HttpConfig, RuntimeConfig } from '../config/common.config';
 import { createServiceApp, type ServiceAppOptions } from '../http/create-service-app';
 import { ManagementServer } from '../management/management-server';
+import { MetricsRegistry } from '../metrics/metrics-registry';
 import { applyHeapGrowth } from './heap-growth';
+import { installProcessSafetyNet } from './process-safety-net';
 
 export type BootstrapOptions = ServiceAppOptions;
 
@@ -13,7 +15,8 @@ export type BootstrapOptions = ServiceAppOptions;
  * SIGTERM/SIGINT readiness turns 503 and Nest stops consumers (in-flight work finishes and commits),
  * then closes producers, pools and, last, the management listener. If that takes longer than
  * SHUTDOWN_TIMEOUT_MS the process exits anyway; Kafka redelivers whatever was not committed, and the
- * idempotent handlers absorb it.
+ * idempotent handlers absorb it. A lost connection never ends the process: unhandled rejections and
+ * infrastructure errors nobody listened to are logged and counted (installProcessSafetyNet).
  */
 export async function bootstrapService(
   rootModule: Type<unknown>,
@@ -21,12 +24,14 @@ export async function bootstrapService(
 ): Promise<INestApplication> {
   const app = await createServiceApp(rootModule, options);
   const logger = app.get(Logger);
+  installProcessSafetyNet({ logger, metrics: app.get(MetricsRegistry) });
   const http = app.get(HttpConfig);
   const heapFlag = applyHeapGrowth(app.get(RuntimeConfig).HEAP_GROWING_PERCENT);
   if (heapFlag !== undefined) logger.log(`V8 ${heapFlag}`);
   let shuttingDown = false;
+  // `on`, not `once`: a second signal (a keeper passing on what pkill also sent) must not end the drain.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
       if (shuttingDown) return;
       shuttingDown = true;
       logger.log(`${signal} received: draining`);

@@ -33,4 +33,24 @@ describe('describeError', () => {
     ]);
     expect(JSON.stringify(describeError(new Error(internal)))).not.toContain('ECONNREFUSED');
   });
+
+  it('answers infrastructure failures 503 DEPENDENCY_UNAVAILABLE without the driver text', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED db-1.internal:3306'), {
+      code: 'ECONNREFUSED',
+      fatal: true,
+    });
+    const wrapped = Object.assign(new Error('Query failed: SELECT * FROM runs'), { driverError: refused });
+    const deadlock = Object.assign(new Error('Deadlock found'), { code: 'ER_LOCK_DEADLOCK' });
+    const internal = new CodedError('BROKEN', 'wrapped', undefined, { cause: refused });
+    for (const error of [refused, wrapped, deadlock, internal]) {
+      const answer = describeError(error);
+      expect(answer).toEqual([
+        503,
+        { error: { code: 'DEPENDENCY_UNAVAILABLE', message: 'Service unavailable; retry later' } },
+      ]);
+      expect(JSON.stringify(answer)).not.toMatch(/db-1|3306|SELECT/);
+    }
+    expect(describeError(new Error('a bug'))[0]).toBe(500);
+    expect(describeError(new UnavailableError('QUEUE_FULL', 'busy'))[1].error.code).toBe('QUEUE_FULL');
+  });
 });

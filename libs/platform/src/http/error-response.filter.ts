@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { CodedError, ErrorKind, type FieldError, InvalidInputError } from '../errors/coded-error';
+import { infrastructureFailure } from '../errors/infrastructure-error';
 
 /** The body of every error answer: `{ error: { code, message, fields? } }`. */
 export interface ErrorBody {
@@ -43,8 +44,12 @@ export class ErrorResponseFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const [status, body] = describeError(exception);
-    if (status >= 500) this.logger.error({ err: exception }, 'Request failed');
+    const failure = status === 503 ? infrastructureFailure(exception) : undefined;
+    if (failure !== undefined) {
+      this.logger.warn({ err: exception, dependency: failure.dependency }, 'Dependency unavailable: 503');
+    } else if (status >= 500) this.logger.error({ err: exception }, 'Request failed');
     if (status === 401) void reply.header('www-authenticate', 'Bearer');
+    if (status === 503) void reply.header('retry-after', '1');
     void reply.status(status).send(body);
   }
 }
@@ -62,8 +67,19 @@ function serverErrorMessage(status: number): string {
   return SERVER_ERROR_MESSAGES[status] ?? `Server error ${status}; see the service log`;
 }
 
-/** The status and body answering `exception`: the one error shape, also used by fast routes. */
+/** The code of a 503 answer caused by MySQL, Redis or Kafka being unavailable, slow or contended. */
+export const DEPENDENCY_UNAVAILABLE = 'DEPENDENCY_UNAVAILABLE';
+
+/**
+ * The status and body answering `exception`: the one error shape, also used by fast routes. An
+ * infrastructure failure (a lost connection, a deadlock, a broker timeout; see infrastructureFailure)
+ * that no handler turned into a coded refusal answers 503 DEPENDENCY_UNAVAILABLE: the caller retries.
+ */
 export function describeError(exception: unknown): [number, ErrorBody] {
+  const unexpected = !(exception instanceof CodedError) || exception.kind === ErrorKind.Internal;
+  if (unexpected && !(exception instanceof HttpException) && infrastructureFailure(exception) !== undefined) {
+    return [503, { error: { code: DEPENDENCY_UNAVAILABLE, message: serverErrorMessage(503) } }];
+  }
   if (exception instanceof CodedError) {
     const status = STATUS_BY_KIND[exception.kind];
     const fields = exception instanceof InvalidInputError ? exception.fields : undefined;

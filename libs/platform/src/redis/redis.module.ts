@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { RedisConfig } from '../config/common.config';
 import { HealthRegistry } from '../health/health-registry';
@@ -13,7 +13,15 @@ class RedisLifecycle implements OnApplicationShutdown {
   }
 }
 
-/** One ioredis connection per process (commands pipeline over it); inject `Redis`. */
+/** A lost connection is logged at most this often (ioredis reports every reconnect attempt). */
+const ERROR_LOG_EVERY_MS = 10_000;
+
+/**
+ * One ioredis connection per process (commands pipeline over it); inject `Redis`. While Redis is
+ * down, ioredis reconnects on its own; commands fail after maxRetriesPerRequest reconnect attempts
+ * (callers decide: the sender's limiter fails closed, the dispatcher's failure window fails open),
+ * readiness says `redis` not ok, and the connection's `error` events are logged, never thrown.
+ */
 @Global()
 @Module({
   providers: [
@@ -25,6 +33,14 @@ class RedisLifecycle implements OnApplicationShutdown {
           maxRetriesPerRequest: 3,
           enableAutoPipelining: true,
           lazyConnect: false,
+        });
+        const logger = new Logger('redis');
+        let loggedAt = 0;
+        redis.on('error', (error: unknown) => {
+          const now = Date.now();
+          if (now - loggedAt < ERROR_LOG_EVERY_MS) return;
+          loggedAt = now;
+          logger.warn({ err: error }, 'Redis connection error; reconnecting');
         });
         health.register('redis', async () => ({ ok: (await redis.ping()) === 'PONG' }));
         return redis;

@@ -70,4 +70,24 @@ describe('PeriodicRunner', () => {
     await jest.advanceTimersByTimeAsync(500);
     expect(starts()).toBe(1);
   });
+
+  it('contains a task that throws synchronously and an onError that throws', async () => {
+    const errors: unknown[] = [];
+    let runs = 0;
+    const runner = new PeriodicRunner(
+      () => {
+        runs += 1;
+        throw new Error('sync');
+      },
+      (error) => {
+        errors.push(error);
+        throw new Error('onError failed');
+      },
+    );
+    runner.start(100);
+    await jest.advanceTimersByTimeAsync(250);
+    expect(runs).toBe(2);
+    expect(errors).toEqual([new Error('sync'), new Error('sync')]);
+    await expect(runner.stop()).resolves.toBeUndefined();
+  });
 });

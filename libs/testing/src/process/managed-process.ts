@@ -84,6 +84,17 @@ export class ManagedProcess {
     }
   }
 
+  /** How the last start ended (its exit code, or the signal that ended it); undefined while it runs. */
+  get exitStatus(): { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined {
+    if (this.child === undefined || this.running) return undefined;
+    return { code: this.child.exitCode, signal: this.child.signalCode };
+  }
+
+  /** Whether the last exit was asked for (stop() or kill()) rather than the process dying on its own. */
+  get exitWasExpected(): boolean {
+    return this.expectingExit;
+  }
+
   /** For waitUntil's abortIf: a reason when the process died on its own. */
   readonly exitedUnexpectedly = (): string | undefined =>
     this.child !== undefined && !this.running && !this.expectingExit
