@@ -79,6 +79,8 @@ export interface HarnessOptions {
   readonly provider: CountingProvider;
   readonly sendingEnv?: Record<string, string>;
   readonly providersEnv?: Record<string, string>;
+  /** The credential's rate bounds (messages per second); 1,000 and 50 unless given. */
+  readonly limits?: { readonly ceiling: number; readonly floor: number };
   /** Replaces the real repositories or the limiter (to make one of their calls fail). */
   readonly claims?: MessageClaimsRepository;
   readonly campaigns?: (real: CampaignContentRepository) => CampaignContentRepository;
@@ -97,6 +99,7 @@ export class SendBatchHarness {
   readonly claims: MessageClaimsRepository;
   readonly sendingConfig: SendingConfig;
   readonly rateLimit: RateLimitService;
+  readonly rateMetrics: RateLimitMetrics;
   private seq = 0;
 
   constructor(private readonly options: HarnessOptions) {
@@ -105,10 +108,11 @@ export class SendBatchHarness {
     this.sendingConfig = loadConfig(SendingConfig, options.sendingEnv ?? {});
     const providersConfig = loadConfig(ProvidersConfig, options.providersEnv ?? {});
     const rateConfig = loadConfig(RateLimitConfig, { RATE_LIMIT_KEY_PREFIX: options.keyPrefix });
+    this.rateMetrics = new RateLimitMetrics(registry);
     const realLimiter = new RateLimitService(
       new RateLimitRepository(options.redis, rateConfig),
       rateConfig,
-      new RateLimitMetrics(registry),
+      this.rateMetrics,
       logger,
     );
     this.rateLimit = options.rateLimit?.(realLimiter) ?? realLimiter;
@@ -118,7 +122,7 @@ export class SendBatchHarness {
       ...credentialFor(Provider.Simulator, { baseUrl: 'http://127.0.0.1:9' }, 'key', {
         id: options.credentialId,
       }),
-      limits: { ceiling: 1_000, floor: 50, tenantCapPerSec: null },
+      limits: { ceiling: 1_000, floor: 50, ...options.limits, tenantCapPerSec: null },
     };
     const credentials = { load: () => Promise.resolve({ ok: true, credential }) };
     const statuses = {
