@@ -136,6 +136,8 @@ describe('claims around the provider call (real MariaDB and Redis)', () => {
   it('gives the claim back when the claim check before the provider call fails', async () => {
     const claims = new SlowClaims(ds);
     claims.failRefresh = 1;
+    // The process stalls after claiming (a claim older than a second is checked again before the call).
+    claims.afterClaim = () => new Promise((resolve) => setTimeout(resolve, 1_100));
     const { harness, run, provider } = await setUp(20, { claims });
     await expect(harness.service.send(harness.batch(run, run.ids))).rejects.toMatchObject({
       code: 'ECONNREFUSED',
@@ -227,6 +229,7 @@ describe('claims around the provider call (real MariaDB and Redis)', () => {
     const claims = new SlowClaims(ds);
     // As if the process stalled after claiming: the claim is older than the timeout, not yet swept.
     claims.afterClaim = async (token) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
       await ds.query(
         `UPDATE messages SET claimed_at = DATE_SUB(claimed_at, INTERVAL 1 HOUR) WHERE claim_token = ?`,
         [token],
