@@ -185,6 +185,44 @@ describe('claims around the provider call (real MariaDB and Redis)', () => {
     await expectAllSentOnce(harness, run, provider);
   });
 
+  it('sends nothing when a stale grant cannot be retaken within the claim window: PENDING, then sent', async () => {
+    let starve = true;
+    let takes = 0;
+    const claims = new SlowClaims(ds);
+    const { harness, run, provider } = await setUp(20, {
+      claims,
+      sendingEnv: { SENDER_CLAIM_TIMEOUT_MS: '6100', SENDER_CLAIM_RECORD_MARGIN_MS: '100' },
+      providersEnv: { PROVIDER_CONNECT_TIMEOUT_MS: '1000', PROVIDER_HTTP_TIMEOUT_MS: '1000' },
+      rateLimit: (real) =>
+        ({
+          take: (request: Parameters<RateLimitService['take']>[0], signal?: AbortSignal) => {
+            // The retake waits behind a credential saturated by other campaigns: no token comes.
+            if (++takes > 1 && starve) {
+              return new Promise((_, reject) => {
+                signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+              });
+            }
+            return real.take(request, signal);
+          },
+          giveBack: real.giveBack.bind(real),
+          report: real.report.bind(real),
+        }) as unknown as RateLimitService,
+    });
+    await harness.service.send(harness.batch(run, run.ids));
+    expect(takes).toBe(2);
+    // Back to PENDING on the first retry tier, attempt given back, nothing sent, nothing UNKNOWN.
+    expect(await statesOf(ds, run.runId)).toEqual({ PENDING: { count: 20, attempts: 0 } });
+    expect(provider.sends).toEqual([]);
+    expect(harness.retries).toHaveLength(1);
+    expect(
+      harness.statuses.map((s) => [s.status, s.errorCode]).filter(([status]) => status !== 'PENDING'),
+    ).toEqual([]);
+
+    starve = false;
+    await sendRest(harness, run);
+    await expectAllSentOnce(harness, run, provider);
+  });
+
   it('sends nothing queued past the claim window: those go back to PENDING and are sent on the retry', async () => {
     // One request at a time, 400 ms each: 12 messages need 4.8 s, the claim window is 3 s
     // (6,100 - 100 margin - 3,000 for one request's worst case).

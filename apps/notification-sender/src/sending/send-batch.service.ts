@@ -22,7 +22,6 @@ import {
   jsonColumn,
   KafkaProducer,
   type RawRecord,
-  UnavailableError,
 } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { CredentialLoader } from '../providers/credential-loader.service';
@@ -53,6 +52,16 @@ const GRANT_FRESH_MS = 40;
  * within the claim window counted from the claim or the refresh (ClaimTiming.startWindowMs).
  */
 const CLAIM_RECHECK_MS = 1_000;
+
+/** The result of claimed messages whose retaken tokens did not come within the claim's window. */
+const WINDOW_PASSED: SendResult = {
+  kind: 'retryable',
+  reason: FailureReason.Other,
+  code: 'CLAIM_WINDOW_PASSED',
+  detail: 'not sent: no tokens within the claim window',
+  congestion: false,
+  ambiguous: false,
+};
 
 /** The consumer group of campaign batches; its `.retry` group reads the send retry tiers. */
 export const SENDER_GROUP = 'notification-sender';
@@ -316,8 +325,14 @@ export class SendBatchService implements BeforeApplicationShutdown {
     if (outgoing.length === 0 || held.credential === undefined) {
       return { results, outgoing: [], held: held.claimed, startBy: held.claimedAt + startWindowMs };
     }
-    if (held.grantedAt !== undefined && performance.now() - held.grantedAt > GRANT_FRESH_MS) {
-      await this.retake(batch, held.credential, outgoing.length, held.claimedAt + startWindowMs);
+    const stale = held.grantedAt !== undefined && performance.now() - held.grantedAt > GRANT_FRESH_MS;
+    if (
+      stale &&
+      !(await this.retake(batch, held.credential, outgoing.length, held.claimedAt + startWindowMs))
+    ) {
+      // No tokens within the claim's window: none goes, all wait on a retry tier (attempt given back).
+      for (const o of outgoing) results.set(o.messageId, WINDOW_PASSED);
+      return { results, outgoing: [], held: held.claimed, startBy: held.claimedAt + startWindowMs };
     }
     const checkedAt = performance.now();
     if (checkedAt - held.claimedAt <= CLAIM_RECHECK_MS) {
@@ -383,16 +398,17 @@ export class SendBatchService implements BeforeApplicationShutdown {
    * is given back and taken again, so that sends delayed together do not reach the provider bunched
    * in one second. Giving back keeps the credential's rate whole: dropping stale grants cost half of
    * it when claims were slow (measured: 94% of grants went stale with the database under load).
-   * At shutdown the claimed messages go as they are.
+   * At shutdown the claimed messages go as they are. Resolves false when the tokens did not come by
+   * `deadline` (the claim's window): what came is given back, and the messages must not go now.
    */
   private async retake(
     batch: MessageBatchV1,
     credential: LoadedCredential,
     count: number,
     deadline: number,
-  ): Promise<void> {
+  ): Promise<boolean> {
     this.metrics.grantsRetaken.inc(count);
-    // Past the claim's window the messages could not start in time: the claim is given back instead.
+    // Past the claim's window the messages could not start in time: false, and they are not sent.
     const signal = AbortSignal.any([
       this.shutdown.signal,
       AbortSignal.timeout(Math.max(0, Math.floor(deadline - performance.now()))),
@@ -403,21 +419,28 @@ export class SendBatchService implements BeforeApplicationShutdown {
         // Not giving back costs only tokens (as dropping the grant did); the messages still go.
         this.logger.warn({ err: error, credentialId: credential.id }, 'Stale tokens could not be given back');
       });
-    for (let got = 0; got < count;) {
+    let got = 0;
+    while (got < count) {
       try {
         const grant = await this.rateLimit.take(this.tokenRequest(batch, credential, count - got), signal);
         got += grant.granted;
       } catch (error: unknown) {
-        if (this.shutdown.signal.aborted) return;
+        if (this.shutdown.signal.aborted) return true;
         if (!signal.aborted) throw error;
-        throw new UnavailableError(
-          'SEND_CLAIM_WINDOW_PASSED',
-          'Tokens for claimed messages did not come within the claim window',
-          undefined,
-          { cause: error },
-        );
+        if (got > 0) {
+          await this.rateLimit
+            .giveBack(this.tokenRequest(batch, credential, got), got)
+            .catch((giveBackError: unknown) => {
+              this.logger.warn(
+                { err: giveBackError, credentialId: credential.id },
+                'Unused tokens could not be given back',
+              );
+            });
+        }
+        return false;
       }
     }
+    return true;
   }
 
   private tokenRequest(batch: MessageBatchV1, credential: LoadedCredential, want: number): AcquireRequest {
