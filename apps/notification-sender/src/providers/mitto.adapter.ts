@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { Provider } from '@ums/contracts';
 import { CredentialConcurrency } from './credential-concurrency';
 import { MITTO_MAX_BATCH, mittoOutcomes, mittoRequest } from './mitto.request';
-import type { LoadedCredential, OutgoingMessage, ProviderAdapter, SendOutcome } from './provider-adapter';
+import type {
+  LoadedCredential,
+  OutgoingMessage,
+  ProviderAdapter,
+  SendControl,
+  SendOutcome,
+} from './provider-adapter';
 import { exchange, sendInRequests } from './provider-exchange';
 import { ProviderHttpClient } from './provider-http.client';
 import { bulkOutcomes, outcomeFor, refusedOutcomes } from './provider-request';
@@ -24,17 +30,23 @@ export class MittoAdapter implements ProviderAdapter<Provider.Mitto> {
   send(
     credential: LoadedCredential<Provider.Mitto>,
     messages: readonly OutgoingMessage[],
-    signal?: AbortSignal,
+    control?: SendControl,
   ): Promise<SendOutcome[]> {
     return sendInRequests(
       messages,
       this.maxBatch,
       this.concurrency.of(credential.id),
-      signal,
+      control,
       async (chunk) => {
         const { request, refused } = mittoRequest(credential, chunk);
         if (request === undefined) return refusedOutcomes(chunk, refused);
-        const result = await exchange(this.http, this.provider, credential.endpoint, request, signal);
+        const result = await exchange(
+          this.http,
+          this.provider,
+          credential.endpoint,
+          request,
+          control?.signal,
+        );
         return result.ok
           ? mittoOutcomes(chunk, refused, result.response, Date.now())
           : bulkOutcomes(chunk, refused, (message) => outcomeFor(message, result.failure));

@@ -53,6 +53,17 @@ export interface CredentialLimits {
   readonly tenantCapPerSec: number | null;
 }
 
+/** How a send may be cut short: neither ever interrupts a request already started. */
+export interface SendControl {
+  /** Once aborted, no further request starts (those messages are retryable ABORTED, never sent). */
+  readonly signal?: AbortSignal;
+  /**
+   * `performance.now()` after which no further request starts (retryable CLAIM_WINDOW_PASSED, never
+   * sent): a request queued behind the credential's concurrency past its claim's window is not sent.
+   */
+  readonly startBy?: number;
+}
+
 /**
  * Sends messages through one provider. `send` returns exactly one outcome per message, in the
  * order given, and never throws for provider or network trouble (every failure is an outcome).
@@ -66,6 +77,6 @@ export interface ProviderAdapter<P extends Provider = Provider> {
   send(
     credential: LoadedCredential<P>,
     messages: readonly OutgoingMessage[],
-    signal?: AbortSignal,
+    control?: SendControl,
   ): Promise<SendOutcome[]>;
 }

@@ -100,7 +100,7 @@ describe('sendInRequests', () => {
       messages,
       2,
       new ConcurrencyLimit(1),
-      controller.signal,
+      { signal: controller.signal },
       async (chunk) => {
         sent.push(...chunk.map((m) => m.messageId));
         controller.abort();
@@ -110,6 +110,31 @@ describe('sendInRequests', () => {
     expect(sent).toEqual(['1', '2']);
     expect(
       outcomes.slice(2).every((o) => o.kind === 'retryable' && o.code === 'ABORTED' && !o.ambiguous),
+    ).toBe(true);
+  });
+
+  it('starts no request that got its slot past startBy, and lets the started one finish', async () => {
+    const sent: string[] = [];
+    let release = (): void => undefined;
+    const first = new Promise<void>((resolve) => (release = resolve));
+    const control = { startBy: performance.now() + 60_000 };
+    const pending = sendInRequests(messages, 2, new ConcurrencyLimit(1), control, async (chunk) => {
+      sent.push(...chunk.map((m) => m.messageId));
+      await first;
+      return chunk.map(accepted);
+    });
+    // The first request holds the only slot; the window closes while the others wait for it.
+    await Promise.resolve();
+    control.startBy = performance.now() - 1;
+    release();
+    const outcomes = await pending;
+    expect(sent).toEqual(['1', '2']);
+    expect(outcomes.slice(0, 2).every((o) => o.kind === 'accepted')).toBe(true);
+    expect(outcomes.slice(2).length).toBeGreaterThan(0);
+    expect(
+      outcomes
+        .slice(2)
+        .every((o) => o.kind === 'retryable' && o.code === 'CLAIM_WINDOW_PASSED' && !o.ambiguous),
     ).toBe(true);
   });
 });

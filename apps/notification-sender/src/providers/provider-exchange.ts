@@ -1,7 +1,7 @@
 import { FailureReason, type Provider } from '@ums/contracts';
 import { type ProviderFailure, type RetryableFailure, transportFailure } from '@ums/domain';
 import type { ConcurrencyLimit } from './concurrency-limit';
-import type { OutgoingMessage, ProviderEndpoint, SendOutcome } from './provider-adapter';
+import type { OutgoingMessage, ProviderEndpoint, SendControl, SendOutcome } from './provider-adapter';
 import type { ProviderHttpClient, ProviderResponse } from './provider-http.client';
 import type { ProviderRequest } from './provider-request';
 
@@ -72,13 +72,15 @@ function notAttempted(
  * the credential's concurrency limit, and returns one outcome per message in input order. Once a
  * request meets congestion or a dead connection, the requests not yet started are not sent
  * (retryable NOT_ATTEMPTED), so a provider that is down costs one timeout per send, not one per
- * message; after `signal` aborts, none are started (retryable ABORTED).
+ * message; after `control.signal` aborts, none are started (retryable ABORTED), nor after
+ * `control.startBy` (retryable CLAIM_WINDOW_PASSED): checked when a request gets its slot, so time
+ * spent queued behind the credential's concurrency counts.
  */
 export async function sendInRequests(
   messages: readonly OutgoingMessage[],
   perRequest: number,
   limit: ConcurrencyLimit,
-  signal: AbortSignal | undefined,
+  control: SendControl | undefined,
   sendRequest: (messages: readonly OutgoingMessage[]) => Promise<SendOutcome[]>,
 ): Promise<SendOutcome[]> {
   const requests: (readonly OutgoingMessage[])[] = [];
@@ -89,8 +91,13 @@ export async function sendInRequests(
   const results = await Promise.all(
     requests.map((request) =>
       limit.run(async (): Promise<SendOutcome[]> => {
-        if (signal?.aborted === true) {
+        if (control?.signal?.aborted === true) {
           return request.map((m) => notAttempted(m, 'ABORTED', 'not sent: the send was cancelled'));
+        }
+        if (control?.startBy !== undefined && performance.now() > control.startBy) {
+          return request.map((m) =>
+            notAttempted(m, 'CLAIM_WINDOW_PASSED', 'not sent: queued past its claim window'),
+          );
         }
         if (stoppedBy !== undefined) {
           const cause = stoppedBy;

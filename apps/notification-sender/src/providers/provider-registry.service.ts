@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Provider } from '@ums/contracts';
 import { CredentialLoader } from './credential-loader.service';
 import { MittoAdapter } from './mitto.adapter';
-import type { OutgoingMessage, ProviderAdapter, SendOutcome } from './provider-adapter';
+import type { OutgoingMessage, ProviderAdapter, SendControl, SendOutcome } from './provider-adapter';
 import { outcomeFor } from './provider-request';
 import { SesAdapter } from './ses.adapter';
 import { SimulatorAdapter } from './simulator.adapter';
@@ -42,7 +42,7 @@ export class ProviderRegistry {
   async send(
     credentialId: string,
     messages: readonly OutgoingMessage[],
-    signal?: AbortSignal,
+    control?: SendControl,
   ): Promise<SendOutcome[]> {
     if (messages.length === 0) return [];
     const loaded = await this.credentials.load(credentialId);
@@ -50,6 +50,6 @@ export class ProviderRegistry {
     const { credential } = loaded;
     // The credential's provider and settings were validated together, so they match.
     const adapter = this.adapters[credential.provider] as unknown as ProviderAdapter;
-    return adapter.send(credential, messages, signal);
+    return adapter.send(credential, messages, control);
   }
 }

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Provider } from '@ums/contracts';
 import { CredentialConcurrency } from './credential-concurrency';
-import type { LoadedCredential, OutgoingMessage, ProviderAdapter, SendOutcome } from './provider-adapter';
+import type {
+  LoadedCredential,
+  OutgoingMessage,
+  ProviderAdapter,
+  SendControl,
+  SendOutcome,
+} from './provider-adapter';
 import { exchange, sendInRequests } from './provider-exchange';
 import { ProviderHttpClient } from './provider-http.client';
 import { outcomeFor } from './provider-request';
@@ -21,13 +27,19 @@ export class SesAdapter implements ProviderAdapter<Provider.Ses> {
   send(
     credential: LoadedCredential<Provider.Ses>,
     messages: readonly OutgoingMessage[],
-    signal?: AbortSignal,
+    control?: SendControl,
   ): Promise<SendOutcome[]> {
-    return sendInRequests(messages, 1, this.concurrency.of(credential.id), signal, async ([message]) => {
+    return sendInRequests(messages, 1, this.concurrency.of(credential.id), control, async ([message]) => {
       if (message === undefined) return [];
       const built = sesRequest(credential, message, new Date());
       if (!built.ok) return [outcomeFor(message, built.failure)];
-      const result = await exchange(this.http, this.provider, credential.endpoint, built.request, signal);
+      const result = await exchange(
+        this.http,
+        this.provider,
+        credential.endpoint,
+        built.request,
+        control?.signal,
+      );
       return [
         result.ok ? sesOutcome(message, result.response, Date.now()) : outcomeFor(message, result.failure),
       ];

@@ -9,6 +9,7 @@ export class RateLimitMetrics {
   readonly tokensGivenBack: Counter<'credential' | 'lane'>;
   readonly congestionEvents: Counter<'credential' | 'kind'>;
   readonly rateChanges: Counter<'credential' | 'step'>;
+  readonly stateReseeded: Counter<'credential'>;
   readonly waitSeconds: Histogram<'lane'>;
   readonly waiting: Gauge<'lane'>;
 
@@ -42,6 +43,12 @@ export class RateLimitMetrics {
       name: 'ums_rate_limit_rate_changes_total',
       help: 'AIMD decisions this process applied (increase, decrease)',
       labelNames: ['credential', 'step'],
+      registers,
+    });
+    this.stateReseeded = new Counter({
+      name: 'ums_rate_limit_state_reseeded_total',
+      help: 'Credentials whose Redis state was gone while in use (Redis restarted empty), created again at the floor',
+      labelNames: ['credential'],
       registers,
     });
     this.waitSeconds = new Histogram({

@@ -15,7 +15,7 @@ export interface BucketRequest {
   readonly want: number;
   readonly ceiling: number;
   readonly floor: number;
-  /** Used when the credential has no state in Redis yet. */
+  /** The rate a missing credential hash is created with (new credential, or state lost). */
   readonly initialRate: number;
   /** 0: no tenant cap. */
   readonly tenantCapPerSec: number;
@@ -30,6 +30,8 @@ export interface BucketGrant {
   readonly serverTimeMs: number;
   /** Campaigns sharing the credential's bulk tokens. */
   readonly activeCampaigns: number;
+  /** The credential had no state in Redis: this call created it at `initialRate`. */
+  readonly fresh: boolean;
 }
 
 /** A credential's AIMD window as one report left it, with what the compare-and-set needs. */
@@ -106,14 +108,15 @@ export class RateLimitRepository {
         r.tenantCapPerSec,
       ],
     );
-    const [granted, retryAfterMs, rate, serverTimeMs, activeCampaigns] = reply as [
+    const [granted, retryAfterMs, rate, serverTimeMs, activeCampaigns, fresh] = reply as [
       number,
       number,
       string,
       number,
       number,
+      number,
     ];
-    return { granted, retryAfterMs, rate: Number(rate), serverTimeMs, activeCampaigns };
+    return { granted, retryAfterMs, rate: Number(rate), serverTimeMs, activeCampaigns, fresh: fresh === 1 };
   }
 
   /** Returns unspent tokens of a grant (see GIVE_BACK_SCRIPT); resolves to the shared bucket's tokens. */

@@ -16,7 +16,9 @@
  * (hash: t:<campaign> tokens, s:<campaign> last refill), 4 tenant bucket (hash: tok, ts).
  * ARGV: 1 lane (bulk|priority), 2 campaign id, 3 want, 4 ceiling, 5 floor, 6 initial rate, 7 burst ms,
  * 8 active window ms, 9 priority hold ms, 10 max retry ms, 11 ttl ms, 12 tenant cap per s (0: none).
- * Returns {granted, retryAfterMs, rate (string), server time ms, active bulk campaigns}.
+ * Returns {granted, retryAfterMs, rate (string), server time ms, active bulk campaigns, fresh}: fresh
+ * is 1 when the credential had no hash (new, expired, or lost with a Redis restart) and this call
+ * created it at the initial rate given (ARGV 6), with a full bucket and a new AIMD window.
  *
  * Fairness: with n active bulk campaigns each has its own bucket refilled at rate/n; a bulk grant
  * takes from both. When the shared bucket is full nobody else is using it, so a campaign may borrow
@@ -149,7 +151,9 @@ end
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
 redis.call('PEXPIRE', KEYS[3], ttl)
-return {granted, retry, tostring(rate), math.floor(now), active}
+local created = 0
+if fresh then created = 1 end
+return {granted, retry, tostring(rate), math.floor(now), active, created}
 `;
 
 /**

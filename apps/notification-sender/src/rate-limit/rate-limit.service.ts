@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
-import { type AimdParams, type AimdStep, decideAimd, initialRate } from '@ums/domain';
+import { type AimdParams, type AimdStep, decideAimd, seedRate } from '@ums/domain';
 import { InvalidInputError, UnavailableError } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { RateLimitConfig } from './rate-limit.config';
@@ -72,6 +72,13 @@ interface TakeQueue {
 export class RateLimitService {
   /** Local callers of one (credential, lane, campaign, tenant): one Redis call asks for all of them. */
   private readonly queues = new Map<string, TakeQueue>();
+  /**
+   * When this process last saw each credential's state in Redis (Date.now() of a grant). Every grant
+   * renews the state's lifetime (RATE_LIMIT_KEY_TTL_SEC), so a state missing well within it was lost
+   * (Redis restarted empty), not expired: it is created again at the floor (seedRate).
+   */
+  private readonly stateSeenAt = new Map<string, number>();
+  private readonly stateLostWithinMs: number;
 
   constructor(
     private readonly repository: RateLimitRepository,
@@ -80,12 +87,20 @@ export class RateLimitService {
     private readonly logger: PinoLogger,
   ) {
     this.logger.setContext(RateLimitService.name);
+    const ttlMs = config.RATE_LIMIT_KEY_TTL_SEC * 1000;
+    // A margin for the time between Redis renewing the lifetime and this process reading the answer.
+    this.stateLostWithinMs = ttlMs - Math.min(5_000, ttlMs / 2);
   }
 
-  /** One attempt: grants up to `want` tokens now (one Redis round trip). */
+  /**
+   * One attempt: grants up to `want` tokens now (one Redis round trip). Redis errors reject: no
+   * grant, no send (fail closed); the caller's batch is handled again once Redis answers.
+   */
   async acquire(request: AcquireRequest): Promise<AcquireResult> {
     validate(request);
     const bounds = { ceiling: request.ceiling, floor: request.floor };
+    const seenAt = this.stateSeenAt.get(request.credentialId);
+    const stateLost = seenAt !== undefined && Date.now() - seenAt < this.stateLostWithinMs;
     const grant = await this.repository.acquire({
       credentialId: request.credentialId,
       tenantId: request.tenantId,
@@ -94,9 +109,10 @@ export class RateLimitService {
       want: request.want,
       ceiling: request.ceiling,
       floor: request.floor,
-      initialRate: initialRate(bounds, this.config.RATE_LIMIT_AIMD_START),
+      initialRate: seedRate(bounds, this.config.RATE_LIMIT_AIMD_START, stateLost),
       tenantCapPerSec: request.tenantCapPerSec ?? 0,
     });
+    this.noteStateSeen(request.credentialId, grant.fresh && stateLost, grant.rate);
     this.metrics.rate.set({ credential: request.credentialId }, grant.rate);
     if (grant.granted > 0) {
       this.metrics.tokensGranted.inc({ credential: request.credentialId, lane: request.lane }, grant.granted);
@@ -109,13 +125,22 @@ export class RateLimitService {
     };
   }
 
+  private noteStateSeen(credentialId: string, reseeded: boolean, rate: number): void {
+    if (this.stateSeenAt.size >= 10_000 && !this.stateSeenAt.has(credentialId)) this.stateSeenAt.clear();
+    this.stateSeenAt.set(credentialId, Date.now());
+    if (!reseeded) return;
+    this.metrics.stateReseeded.inc({ credential: credentialId });
+    this.logger.warn({ credentialId, rate }, 'Rate-limit state was lost in Redis: re-seeded from the floor');
+  }
+
   /**
    * Waits until at least one token is granted (up to `want`), asking again after each retryAfterMs.
    * Callers in this process with the same credential, lane, campaign and tenant share one queue:
    * one Redis call asks for all of their wants at once and the grant is handed out in arrival order.
    * (One call per caller in turn serialized a campaign's batches behind Redis round trips: measured
    * 2.6 s per batch and 1,300 sends/s for one campaign with the credential's rate far above that.)
-   * An abort (shutdown) rejects with RATE_LIMIT_WAIT_ABORTED.
+   * An abort (shutdown) rejects with RATE_LIMIT_WAIT_ABORTED. A Redis error rejects every queued
+   * caller with it (an infrastructure error): without a grant nothing is sent.
    */
   take(request: AcquireRequest, signal?: AbortSignal): Promise<AcquireResult & { waitedMs: number }> {
     validate(request);

@@ -205,7 +205,7 @@ describe('message claims (real MariaDB)', () => {
     await countersMatchRows(runId);
   });
 
-  it('turns claims never recorded into UNKNOWN, which are never claimed again', async () => {
+  it('turns claims never recorded into UNKNOWN, never claimed again, settled only by a late SENT', async () => {
     const { runId, ids } = await run('cmp_unknown', 40);
     const token = randomUUID();
     await repo.claim(ids, token);
@@ -219,13 +219,66 @@ describe('message claims (real MariaDB)', () => {
     expect(expired.filter((c) => c.runId === runId)).toHaveLength(40);
     expect(announced).toEqual(expired.map((c) => c.messageId));
     expect((await repo.claim(ids, randomUUID())).claimed).toHaveLength(0);
-    // The late result of the dead claim does not overwrite UNKNOWN (the callback settles it).
+    // A late failure or release of the expired claim leaves UNKNOWN alone (never resent automatically) ...
     expect(
-      await repo.record(
-        token,
-        ids.map((id) => ({ id, kind: 'sent' as const, providerMessageId: 'late' })),
-      ),
+      await repo.record(token, [
+        ...ids.slice(0, 20).map((id) => ({ id, kind: 'released' as const, reason: FailureReason.Throttled })),
+        ...ids.slice(20).map((id) => ({ id, kind: 'failed' as const, reason: FailureReason.Rejected })),
+      ]),
     ).toHaveLength(0);
+    expect(
+      await repo.record(randomUUID(), [{ id: ids[0] ?? '', kind: 'sent', providerMessageId: 'x' }]),
+    ).toEqual([]);
+    // ... but its late SENT, the provider's word, settles it and keeps the provider id for the callbacks.
+    const late = await repo.record(
+      token,
+      ids.map((id) => ({ id, kind: 'sent' as const, providerMessageId: `late-${id}` })),
+    );
+    expect(late.map((c) => [c.messageId, c.previous, c.status, c.providerMessageId])).toEqual(
+      ids.map((id) => [id, 'UNKNOWN', 'SENT', `late-${id}`]),
+    );
+    const rows = (await ds.query(
+      'SELECT state, provider_message_id FROM messages WHERE run_id = ? ORDER BY id',
+      [runId],
+    )) as { state: string; provider_message_id: string }[];
+    expect(rows.map((r) => [r.state, r.provider_message_id])).toEqual(
+      ids.map((id) => ['SENT', `late-${id}`]),
+    );
+    await countersMatchRows(runId);
+  });
+
+  it('refreshes and gives back claims only under their token, attempts given back, counters moved', async () => {
+    const { runId, ids } = await run('cmp_refresh', 10);
+    const token = randomUUID();
+    await repo.claim(ids, token);
+    await ds.query(
+      'UPDATE messages SET claimed_at = DATE_SUB(claimed_at, INTERVAL 1 HOUR) WHERE run_id = ?',
+      [runId],
+    );
+    expect((await repo.refresh(token, [...ids, ids[0] ?? ''])).sort()).toEqual([...ids].sort());
+    const [aged] = (await ds.query(
+      'SELECT COUNT(*) AS n FROM messages WHERE run_id = ? AND claimed_at < DATE_SUB(UTC_TIMESTAMP(3), INTERVAL 1 MINUTE)',
+      [runId],
+    )) as { n: string }[];
+    expect(Number(aged?.n)).toBe(0);
+    expect(await repo.refresh(randomUUID(), ids)).toEqual([]);
+    expect(await repo.release(randomUUID(), ids)).toBe(0);
+
+    expect(await repo.release(token, ids.slice(0, 4))).toBe(4);
+    expect(await repo.release(token, ids.slice(0, 4))).toBe(0);
+    const rows = (await ds.query(
+      'SELECT state, attempts, claim_token FROM messages WHERE run_id = ? ORDER BY id',
+      [runId],
+    )) as { state: string; attempts: number; claim_token: string | null }[];
+    expect(rows.map((r) => [r.state, Number(r.attempts), r.claim_token])).toEqual([
+      ...ids.slice(0, 4).map(() => ['PENDING', 0, null]),
+      ...ids.slice(4).map(() => ['SENDING', 1, token]),
+    ]);
+    // Only the rows still held are reported (the others must not be sent).
+    expect((await repo.refresh(token, ids)).sort()).toEqual(ids.slice(4).sort());
+    await countersMatchRows(runId);
+    // Given back, they are claimable again.
+    expect((await repo.claim(ids.slice(0, 4), randomUUID())).claimed).toHaveLength(4);
     await countersMatchRows(runId);
   });
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, FailureReason, MessageStatus } from '@ums/contracts';
-import { MessageEvent, transitionMessage } from '@ums/domain';
+import { decideStatus, MessageEvent, transitionMessage } from '@ums/domain';
 import { jsonColumn, type JsonRowsColumn, jsonRows, jsonRowsTable } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import { countFinishedBatch, foldCounterDeltas, type FoldResult, moveCounters } from './run-counters';
@@ -154,17 +154,74 @@ export class MessageClaimsRepository {
   }
 
   /**
+   * Renews a claim right before its provider call: `claimed_at` of the rows still SENDING under this
+   * token becomes now, so the expiry sweep leaves them alone for another SENDER_CLAIM_TIMEOUT_MS.
+   * Returns the ids still held (the others expired meanwhile and must not be sent). One UPDATE; the
+   * held rows are read only when some were lost.
+   */
+  async refresh(token: string, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const unique = [...new Set(ids)];
+    const updated = (await this.dataSource.query(
+      `UPDATE messages FORCE INDEX (PRIMARY) SET claimed_at = UTC_TIMESTAMP(3)
+        WHERE id IN (?) AND claim_token = ? AND state = 'SENDING'`,
+      [unique, token],
+    )) as { affectedRows: number };
+    // mysql2 counts matched rows (CLIENT_FOUND_ROWS), so a claimed_at already equal still counts.
+    if (updated.affectedRows === unique.length) return unique;
+    const rows = (await this.dataSource.query(
+      `SELECT id FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) AND claim_token = ? AND state = 'SENDING'`,
+      [unique, token],
+    )) as Row[];
+    return rows.map((r) => String(r['id']));
+  }
+
+  /**
+   * Gives claimed rows back (SENDING -> PENDING) when something failed before their provider call:
+   * nothing was sent, so the attempt the claim counted is given back and no status event is due
+   * (the claim itself announced none). Only rows still SENDING under this token; returns how many.
+   */
+  async release(token: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return this.dataSource.transaction(async (manager) => {
+      const rows = (await manager.query(
+        `SELECT id, run_id FROM messages FORCE INDEX (PRIMARY)
+          WHERE id IN (?) AND claim_token = ? AND state = 'SENDING' FOR UPDATE`,
+        [[...new Set(ids)], token],
+      )) as Row[];
+      if (rows.length === 0) return 0;
+      await manager.query(
+        `UPDATE messages FORCE INDEX (PRIMARY)
+            SET state = 'PENDING', claim_token = NULL, claimed_at = NULL,
+                attempts = GREATEST(CAST(attempts AS SIGNED) - 1, 0), updated_at = UTC_TIMESTAMP(3)
+          WHERE id IN (?)`,
+        [rows.map((r) => String(r['id']))],
+      );
+      await moveCounters(
+        manager,
+        rows.map((r) => ({
+          runId: nullableString(r['run_id']),
+          from: MessageStatus.Sending,
+          to: MessageStatus.Pending,
+        })),
+      );
+      return rows.length;
+    });
+  }
+
+  /**
    * Records outcomes of claimed messages: SENT (with the provider id), FAILED (reason and code),
-   * UNKNOWN (ambiguous), or back to PENDING for a retry tier. Only rows still SENDING under this
-   * claim token change; a claim that expired meanwhile stays UNKNOWN for its callback to settle.
-   * One UPDATE per kind, the run counters in the same transaction.
+   * UNKNOWN (ambiguous), or back to PENDING for a retry tier. Rows still SENDING under this claim
+   * token change. A claim that expired meanwhile (UNKNOWN, same token) still takes a SENT result, as
+   * the provider's word settles UNKNOWN (decideStatus): its provider id is kept, so its callbacks
+   * find it. One UPDATE per kind, the run counters in the same transaction.
    */
   async record(token: string, outcomes: readonly RecordedOutcome[]): Promise<StatusChange[]> {
     if (outcomes.length === 0) return [];
     return this.dataSource.transaction(async (manager) => {
       const rows = (await manager.query(
-        `SELECT id, run_id, campaign_id, tenant_id, channel, recipient FROM messages FORCE INDEX (PRIMARY)
-          WHERE id IN (?) AND claim_token = ? AND state = 'SENDING' FOR UPDATE`,
+        `SELECT id, run_id, campaign_id, tenant_id, channel, recipient, state FROM messages FORCE INDEX (PRIMARY)
+          WHERE id IN (?) AND claim_token = ? AND state IN ('SENDING', 'UNKNOWN') FOR UPDATE`,
         [outcomes.map((o) => o.id), token],
       )) as Row[];
       const byId = new Map(rows.map((r) => [String(r['id']), r]));
@@ -175,11 +232,8 @@ export class MessageClaimsRepository {
         const row = byId.get(outcome.id);
         if (row === undefined) continue;
         byId.delete(outcome.id); // an id given twice is recorded once
-        const event =
-          outcome.kind === 'failed' && outcome.exhausted === true
-            ? MessageEvent.ExhaustRetries
-            : EVENT_OF[outcome.kind];
-        const transition = transitionMessage(MessageStatus.Sending, event);
+        const previous = row['state'] as MessageStatus;
+        const transition = transitionOf(previous, outcome);
         if (!transition.ok) continue;
         if (outcome.kind === 'sent') sent.push(outcome);
         else {
@@ -194,7 +248,7 @@ export class MessageClaimsRepository {
           tenantId: String(row['tenant_id']),
           channel: row['channel'] as Channel,
           recipient: String(row['recipient']),
-          previous: MessageStatus.Sending,
+          previous,
           status: transition.next,
           ...(outcome.kind === 'sent'
             ? outcome.providerMessageId === null
@@ -418,6 +472,26 @@ export class MessageClaimsRepository {
       await runner.release();
     }
   }
+}
+
+/**
+ * The state an outcome leads to: from SENDING by the state machine; from UNKNOWN (the claim expired
+ * while the request was out) only for SENT, as the provider's word settles UNKNOWN.
+ */
+function transitionOf(
+  previous: MessageStatus,
+  outcome: RecordedOutcome,
+): { readonly ok: true; readonly next: MessageStatus } | { readonly ok: false } {
+  if (previous === MessageStatus.Unknown) {
+    if (outcome.kind !== 'sent') return { ok: false };
+    const decision = decideStatus(previous, MessageStatus.Sent);
+    return decision.apply ? { ok: true, next: decision.next } : { ok: false };
+  }
+  const event =
+    outcome.kind === 'failed' && outcome.exhausted === true
+      ? MessageEvent.ExhaustRetries
+      : EVENT_OF[outcome.kind];
+  return transitionMessage(MessageStatus.Sending, event);
 }
 
 function nullableString(value: unknown): string | null {

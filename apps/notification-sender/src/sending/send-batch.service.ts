@@ -27,9 +27,11 @@ import { PinoLogger } from 'nestjs-pino';
 import { CredentialLoader } from '../providers/credential-loader.service';
 import type { LoadedCredential, OutgoingMessage } from '../providers/provider-adapter';
 import { ProviderRegistry } from '../providers/provider-registry.service';
+import { ProvidersConfig } from '../providers/providers.config';
 import { type AcquireRequest, RateLimitService } from '../rate-limit/rate-limit.service';
-import { CampaignContentRepository } from './campaign-content.repository';
+import { type CampaignContent, CampaignContentRepository } from './campaign-content.repository';
 import { ClaimBudget } from './claim-budget';
+import { type ClaimTiming, claimTimingOf } from './claim-timing';
 import { RunStatesRepository } from './run-states.repository';
 import {
   type ClaimedMessage,
@@ -42,6 +44,24 @@ import { StatusEventsPublisher } from './status-events.publisher';
 
 /** A grant older than this when its messages are ready to go is taken again (see retake). */
 const GRANT_FRESH_MS = 40;
+
+/**
+ * A claim older than this when its messages are ready to go is refreshed (and checked) before the
+ * provider call; a younger one goes as claimed, so the hot path (claims a few ms old) takes no extra
+ * round trip that would delay its granted sends. Safety does not rest on it: requests start only
+ * within the claim window counted from the claim or the refresh (ClaimTiming.startWindowMs).
+ */
+const CLAIM_RECHECK_MS = 1_000;
+
+/** The result of claimed messages whose retaken tokens did not come within the claim's window. */
+const WINDOW_PASSED: SendResult = {
+  kind: 'retryable',
+  reason: FailureReason.Other,
+  code: 'CLAIM_WINDOW_PASSED',
+  detail: 'not sent: no tokens within the claim window',
+  congestion: false,
+  ambiguous: false,
+};
 
 /** The consumer group of campaign batches; its `.retry` group reads the send retry tiers. */
 export const SENDER_GROUP = 'notification-sender';
@@ -56,11 +76,38 @@ type Rendered =
   | { readonly ok: true; readonly content: TemplateContent }
   | { readonly ok: false; readonly result: SendResult };
 
+/** A claim taken for one slice, and what its provider call needs. */
+interface HeldClaim {
+  readonly message: ConsumedMessage<MessageBatchV1>;
+  readonly token: string;
+  /** `performance.now()` just before the claim was taken (its rows' claimed_at is later). */
+  readonly claimedAt: number;
+  readonly claimed: readonly ClaimedMessage[];
+  readonly credential: LoadedCredential | undefined;
+  readonly grantedAt: number | undefined;
+  readonly failAll: (() => SendResult) | undefined;
+  /** The campaign's content, read before the claim (bulk batches without content of their own). */
+  readonly campaign: CampaignContent | undefined;
+}
+
+/** A claim ready for its provider call: rendered, its grant fresh, its rows confirmed held. */
+interface PreparedSend {
+  /** Results decided without the provider (content refused, credential unusable). */
+  readonly results: Map<string, SendResult>;
+  readonly outgoing: OutgoingMessage[];
+  /** The claimed messages still held: only these are sent and recorded. */
+  readonly held: readonly ClaimedMessage[];
+  /** No provider request starts after this `performance.now()` (see ClaimTiming.startWindowMs). */
+  readonly startBy: number;
+}
+
 /**
  * Sends one batch exactly once per message (ARCHITECTURE.md, Guarantees and Sending):
  * tokens from the credential's shared bucket first, then, for each grant, the granted messages are
- * claimed in MySQL (PENDING -> SENDING under a claim token, SKIP LOCKED), sent through the
- * provider adapter, and their results recorded by the claim's owner. Retryable results wait on a
+ * claimed in MySQL (PENDING -> SENDING under a claim token, SKIP LOCKED), the claim is refreshed
+ * right before the provider call (only rows still held go, and none starts past the claim's window),
+ * sent through the provider adapter, and their results recorded by the claim's owner. A failure
+ * between claim and provider call gives the claim back to PENDING and is rethrown. Retryable results wait on a
  * send retry tier (only those items), exhausted ones go to the dead-letter topic, ambiguous ones
  * become UNKNOWN. Tier and dead-letter copies are on Kafka before the rows are recorded, so a crash
  * in between leaves the rows SENDING (later UNKNOWN), never PENDING with nothing to send them.
@@ -71,6 +118,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
   private readonly shutdown = new AbortController();
   private readonly tierDelaysMs: readonly number[];
   private readonly claimBudget: ClaimBudget;
+  private readonly timing: ClaimTiming;
 
   constructor(
     private readonly claims: MessageClaimsRepository,
@@ -82,10 +130,13 @@ export class SendBatchService implements BeforeApplicationShutdown {
     private readonly rateLimit: RateLimitService,
     private readonly producer: KafkaProducer,
     private readonly config: SendingConfig,
+    providersConfig: ProvidersConfig,
     private readonly metrics: SendingMetrics,
     private readonly logger: PinoLogger,
   ) {
     this.logger.setContext(SendBatchService.name);
+    // At start-up: a claim must outlive queueing plus the provider request (throws CONFIG_INVALID).
+    this.timing = claimTimingOf({ ...config, ...providersConfig });
     this.claimBudget = new ClaimBudget(config.SENDER_MAX_CLAIMED_MESSAGES);
     this.tierDelaysMs = SendRetryTiers.map((tier) =>
       Math.round(((tier.delayMs ?? 0) * config.SENDER_RETRY_DELAY_PERCENT) / 100),
@@ -181,6 +232,12 @@ export class SendBatchService implements BeforeApplicationShutdown {
     }
   }
 
+  /**
+   * Claims a slice and sends it. What can fail before the provider call is done before the claim
+   * where it can be (the campaign's content); what must follow it (rendering, retaking a stale
+   * grant, refreshing the claim) gives the claim back to PENDING when it throws, and the error goes
+   * on to the consumer, which handles the batch again. Nothing claimed is left to expire unsent.
+   */
   private async claimAndSend(
     message: ConsumedMessage<MessageBatchV1>,
     ids: readonly string[],
@@ -190,22 +247,71 @@ export class SendBatchService implements BeforeApplicationShutdown {
     failAll?: () => SendResult,
   ): Promise<void> {
     const batch = message.value;
+    const campaign = failAll === undefined ? await this.campaignContentBefore(batch) : undefined;
     const token = randomUUID();
+    const claimedAt = performance.now();
     const claim = await this.claims.claim(ids, token);
     this.count(batch.lane, 'held', claim.held.length);
     this.count(batch.lane, 'skipped', claim.skipped.length);
-    if (claim.skipped.length > 0) await this.handleSkipped(message, token, claim.skipped);
-    if (claim.claimed.length === 0) return;
+    if (claim.claimed.length === 0) {
+      if (claim.skipped.length > 0) await this.handleSkipped(message, token, claim.skipped);
+      return;
+    }
+    const held: HeldClaim = {
+      message,
+      token,
+      claimedAt,
+      claimed: claim.claimed,
+      credential,
+      grantedAt,
+      failAll,
+      campaign,
+    };
+    let prepared: PreparedSend;
+    try {
+      if (claim.skipped.length > 0) await this.handleSkipped(message, token, claim.skipped);
+      prepared = await this.prepare(held);
+    } catch (error: unknown) {
+      await this.giveBack(held, error);
+      throw error;
+    }
+    const { results } = prepared;
+    let reported: Promise<void> = Promise.resolve();
+    if (prepared.outgoing.length > 0 && credential !== undefined) {
+      // Provider requests are not aborted at shutdown: an answer recorded beats an UNKNOWN. Those
+      // still queued past the claim's window are not sent (CLAIM_WINDOW_PASSED, back to PENDING).
+      const outcomes = await this.providers.send(credential.id, prepared.outgoing, {
+        startBy: prepared.startBy,
+      });
+      const sent: SendResult[] = [];
+      for (const { messageId, ...result } of outcomes) {
+        results.set(messageId, result);
+        sent.push(result);
+      }
+      // Beside the recording, not before it: the claimed rows wait for no Redis round trip (it never rejects).
+      reported = this.reportToAimd(credential.id, sent);
+    }
+    const items = new Map(batch.items.map((item) => [item.messageId, item]));
+    await this.settle(message, token, prepared.held, results, items, releaseClaims);
+    await reported;
+  }
 
+  /**
+   * Renders the claimed messages, retakes a stale grant, then, if the claim is older than
+   * CLAIM_RECHECK_MS, refreshes it right before the provider call: only rows still SENDING under the
+   * token go, and the claim's window restarts from the refresh.
+   */
+  private async prepare(held: HeldClaim): Promise<PreparedSend> {
+    const batch = held.message.value;
     const results = new Map<string, SendResult>();
     const outgoing: OutgoingMessage[] = [];
     const items = new Map(batch.items.map((item) => [item.messageId, item]));
-    for (const claimed of claim.claimed) {
-      if (failAll !== undefined) {
-        results.set(claimed.id, failAll());
+    for (const claimed of held.claimed) {
+      if (held.failAll !== undefined) {
+        results.set(claimed.id, held.failAll());
         continue;
       }
-      const rendered = await this.render(batch, claimed, items.get(claimed.id));
+      const rendered = await this.render(batch, claimed, items.get(claimed.id), held.campaign);
       if (!rendered.ok) results.set(claimed.id, rendered.result);
       else
         outgoing.push({
@@ -215,23 +321,76 @@ export class SendBatchService implements BeforeApplicationShutdown {
           content: rendered.content,
         });
     }
-    let reported: Promise<void> = Promise.resolve();
-    if (outgoing.length > 0 && credential !== undefined) {
-      if (grantedAt !== undefined && performance.now() - grantedAt > GRANT_FRESH_MS) {
-        await this.retake(message.value, credential, outgoing.length);
-      }
-      // Provider requests are not aborted at shutdown: an answer recorded beats an UNKNOWN.
-      const outcomes = await this.providers.send(credential.id, outgoing);
-      const sent: SendResult[] = [];
-      for (const { messageId, ...result } of outcomes) {
-        results.set(messageId, result);
-        sent.push(result);
-      }
-      // Beside the recording, not before it: the claimed rows wait for no Redis round trip (it never rejects).
-      reported = this.reportToAimd(credential.id, sent);
+    const startWindowMs = this.timing.startWindowMs;
+    if (outgoing.length === 0 || held.credential === undefined) {
+      return { results, outgoing: [], held: held.claimed, startBy: held.claimedAt + startWindowMs };
     }
-    await this.settle(message, token, claim.claimed, results, items, releaseClaims);
-    await reported;
+    const stale = held.grantedAt !== undefined && performance.now() - held.grantedAt > GRANT_FRESH_MS;
+    if (
+      stale &&
+      !(await this.retake(batch, held.credential, outgoing.length, held.claimedAt + startWindowMs))
+    ) {
+      // No tokens within the claim's window: none goes, all wait on a retry tier (attempt given back).
+      for (const o of outgoing) results.set(o.messageId, WINDOW_PASSED);
+      return { results, outgoing: [], held: held.claimed, startBy: held.claimedAt + startWindowMs };
+    }
+    const checkedAt = performance.now();
+    if (checkedAt - held.claimedAt <= CLAIM_RECHECK_MS) {
+      // Taken a moment ago: the claim is its own check (a refresh would delay the granted sends).
+      return { results, outgoing, held: held.claimed, startBy: held.claimedAt + startWindowMs };
+    }
+    const stillHeld = new Set(
+      await this.claims.refresh(
+        held.token,
+        held.claimed.map((c) => c.id),
+      ),
+    );
+    const lost = held.claimed.length - stillHeld.size;
+    if (lost > 0) {
+      // Expired by a sweep before the refresh (this process stalled past SENDER_CLAIM_TIMEOUT_MS):
+      // they are UNKNOWN now and not ours to send.
+      this.metrics.claimsLost.inc(lost);
+      this.logger.warn(
+        { lost, batchId: batch.batchId },
+        'Claims expired before their provider call: not sent',
+      );
+    }
+    return {
+      results,
+      outgoing: outgoing.filter((o) => stillHeld.has(o.messageId)),
+      held: held.claimed.filter((c) => stillHeld.has(c.id)),
+      startBy: checkedAt + startWindowMs,
+    };
+  }
+
+  /** Gives a claim back to PENDING after `cause` stopped it before its provider call. */
+  private async giveBack(held: HeldClaim, cause: unknown): Promise<void> {
+    try {
+      const released = await this.claims.release(
+        held.token,
+        held.claimed.map((c) => c.id),
+      );
+      this.metrics.claimsReleased.inc(released);
+      this.logger.warn(
+        { err: cause, released, batchId: held.message.value.batchId },
+        'Sending failed before the provider call: claim given back to PENDING',
+      );
+    } catch (error: unknown) {
+      // The batch is handled again anyway (the cause is rethrown); rows left SENDING expire to UNKNOWN.
+      this.logger.error(
+        { err: error, cause, batchId: held.message.value.batchId },
+        'Giving a claim back failed: its messages become UNKNOWN when it expires',
+      );
+    }
+  }
+
+  /**
+   * The campaign's content for a bulk batch without content of its own, read before the claim, so
+   * that a database error leaves nothing claimed. Single sends keep their content on the row.
+   */
+  private async campaignContentBefore(batch: MessageBatchV1): Promise<CampaignContent | undefined> {
+    if (batch.content !== undefined || batch.lane === SendLane.Priority) return undefined;
+    return this.campaigns.contentOf(batch.campaignId);
   }
 
   /**
@@ -239,28 +398,49 @@ export class SendBatchService implements BeforeApplicationShutdown {
    * is given back and taken again, so that sends delayed together do not reach the provider bunched
    * in one second. Giving back keeps the credential's rate whole: dropping stale grants cost half of
    * it when claims were slow (measured: 94% of grants went stale with the database under load).
-   * At shutdown the claimed messages go as they are.
+   * At shutdown the claimed messages go as they are. Resolves false when the tokens did not come by
+   * `deadline` (the claim's window): what came is given back, and the messages must not go now.
    */
-  private async retake(batch: MessageBatchV1, credential: LoadedCredential, count: number): Promise<void> {
+  private async retake(
+    batch: MessageBatchV1,
+    credential: LoadedCredential,
+    count: number,
+    deadline: number,
+  ): Promise<boolean> {
     this.metrics.grantsRetaken.inc(count);
+    // Past the claim's window the messages could not start in time: false, and they are not sent.
+    const signal = AbortSignal.any([
+      this.shutdown.signal,
+      AbortSignal.timeout(Math.max(0, Math.floor(deadline - performance.now()))),
+    ]);
     await this.rateLimit
       .giveBack(this.tokenRequest(batch, credential, count), count)
       .catch((error: unknown) => {
         // Not giving back costs only tokens (as dropping the grant did); the messages still go.
         this.logger.warn({ err: error, credentialId: credential.id }, 'Stale tokens could not be given back');
       });
-    for (let got = 0; got < count;) {
+    let got = 0;
+    while (got < count) {
       try {
-        const grant = await this.rateLimit.take(
-          this.tokenRequest(batch, credential, count - got),
-          this.shutdown.signal,
-        );
+        const grant = await this.rateLimit.take(this.tokenRequest(batch, credential, count - got), signal);
         got += grant.granted;
       } catch (error: unknown) {
-        if (this.shutdown.signal.aborted) return;
-        throw error;
+        if (this.shutdown.signal.aborted) return true;
+        if (!signal.aborted) throw error;
+        if (got > 0) {
+          await this.rateLimit
+            .giveBack(this.tokenRequest(batch, credential, got), got)
+            .catch((giveBackError: unknown) => {
+              this.logger.warn(
+                { err: giveBackError, credentialId: credential.id },
+                'Unused tokens could not be given back',
+              );
+            });
+        }
+        return false;
       }
     }
+    return true;
   }
 
   private tokenRequest(batch: MessageBatchV1, credential: LoadedCredential, want: number): AcquireRequest {
@@ -349,6 +529,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
     batch: MessageBatchV1,
     claimed: ClaimedMessage,
     item: BatchItemV1 | undefined,
+    before: CampaignContent | undefined,
   ): Promise<Rendered> {
     let content: TemplateContent;
     let variables: Record<string, string>;
@@ -362,7 +543,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
       content = batch.content;
       variables = item?.variables ?? {};
     } else {
-      const campaign = await this.campaigns.contentOf(batch.campaignId);
+      const campaign = before ?? (await this.campaigns.contentOf(batch.campaignId));
       if (!campaign.ok) return refused('CONTENT_INVALID', campaign.detail);
       return fromRender(campaign.template.render(item?.variables ?? {}));
     }

@@ -7,8 +7,16 @@ import { ToInt } from '@ums/platform';
 const FINISHED_BATCH_RETENTION_FLOOR_MS = Topics.batches.retentionMs;
 
 export class SendingConfig {
-  /** A SENDING row claimed longer ago than this becomes UNKNOWN (its sender died between claim and result). */
+  /**
+   * A SENDING row claimed (or its claim refreshed) longer ago than this becomes UNKNOWN: its sender
+   * died between claim and result. Checked at start-up against the provider timeouts (claim-timing.ts).
+   */
   @Expose() @ToInt() @IsInt() @Min(5_000) @Max(86_400_000) SENDER_CLAIM_TIMEOUT_MS = 120_000;
+  /**
+   * Part of the claim kept for recording results after the last provider request has ended or timed
+   * out (retry tiers and dead letters go to Kafka first, then the rows are written).
+   */
+  @Expose() @ToInt() @IsInt() @Min(100) @Max(600_000) SENDER_CLAIM_RECORD_MARGIN_MS = 10_000;
   /** How often each replica looks for expired claims (replicas split them with SKIP LOCKED). */
   @Expose() @ToInt() @IsInt() @Min(100) @Max(600_000) SENDER_CLAIM_SWEEP_MS = 5_000;
   /**

@@ -13,6 +13,8 @@ export class SendingMetrics {
   readonly statusRepublished: Counter;
   readonly claimContended: Counter;
   readonly grantsRetaken: Counter;
+  readonly claimsReleased: Counter;
+  readonly claimsLost: Counter;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -42,6 +44,16 @@ export class SendingMetrics {
     this.grantsRetaken = new Counter({
       name: 'ums_sender_grants_retaken_total',
       help: 'Tokens taken again because their grant aged before the messages could go (slow claim or event loop)',
+      registers,
+    });
+    this.claimsReleased = new Counter({
+      name: 'ums_sender_claims_released_total',
+      help: 'Claimed messages given back to PENDING unsent because something failed before their provider call',
+      registers,
+    });
+    this.claimsLost = new Counter({
+      name: 'ums_sender_claims_lost_total',
+      help: 'Claimed messages found expired when their claim was refreshed before the provider call (not sent)',
       registers,
     });
   }

@@ -6,6 +6,7 @@ import {
   clampRate,
   decideAimd,
   initialRate,
+  seedRate,
   utilization,
 } from './aimd-rate';
 
@@ -38,6 +39,13 @@ describe('AIMD rate', () => {
     it('starts from the ceiling or the floor', () => {
       expect(initialRate(params, 'ceiling')).toBe(1000);
       expect(initialRate(params, 'floor')).toBe(50);
+    });
+
+    it('re-seeds a credential whose state was lost while in use from the floor, whatever the start', () => {
+      expect(seedRate(params, 'ceiling', true)).toBe(50);
+      expect(seedRate(params, 'floor', true)).toBe(50);
+      expect(seedRate(params, 'ceiling', false)).toBe(1000);
+      expect(seedRate(params, 'floor', false)).toBe(50);
     });
 
     it('measures utilization as granted over rate x time, zero when nothing could be granted', () => {

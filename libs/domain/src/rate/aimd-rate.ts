@@ -67,6 +67,19 @@ export function initialRate(params: Pick<AimdParams, 'ceiling' | 'floor'>, start
   return start === 'ceiling' ? params.ceiling : params.floor;
 }
 
+/**
+ * The rate a credential's missing state is created with: `initialRate` for a credential new to the
+ * limiter (or idle past its keys' lifetime), the floor when its state was lost while in use (Redis
+ * restarted empty): the rate it had learned is gone, so it climbs again from the safe end.
+ */
+export function seedRate(
+  params: Pick<AimdParams, 'ceiling' | 'floor'>,
+  start: AimdStart,
+  stateLost: boolean,
+): number {
+  return stateLost ? params.floor : initialRate(params, start);
+}
+
 /** Share of the possible tokens that were granted over `elapsedMs` at `rate`. */
 export function utilization(granted: number, rate: number, elapsedMs: number): number {
   if (rate <= 0 || elapsedMs <= 0) return 0;

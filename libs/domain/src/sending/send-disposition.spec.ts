@@ -79,7 +79,7 @@ describe('disposeSendResult', () => {
   });
 
   it('gives back the attempt of a message that was never sent', () => {
-    for (const code of ['NOT_ATTEMPTED', 'ABORTED']) {
+    for (const code of ['NOT_ATTEMPTED', 'ABORTED', 'CLAIM_WINDOW_PASSED']) {
       expect(disposeSendResult(retryable({ code }), at(1))).toMatchObject({
         action: 'retry',
         tier: 0,

@@ -59,11 +59,17 @@ export class SendingFixture {
     return serviceEnv(this.db.settings.database, this.namespace);
   }
 
-  /** A sender replica with test-sized claim expiry and its own rate-limit keys in the shared Redis. */
+  /**
+   * A sender replica with test-sized claim expiry and its own rate-limit keys in the shared Redis.
+   * The provider timeouts fit the claim (start-up checks 2 x (1,000 + 2 x 3,000) + 1,000 <= 15,000).
+   */
   async startSender(instance: string, extra: Record<string, string> = {}): Promise<ServiceProcess> {
     const sender = await this.startProcess('notification-sender', instance, {
       RATE_LIMIT_KEY_PREFIX: `t:${this.namespace}:`,
-      SENDER_CLAIM_TIMEOUT_MS: '5000',
+      SENDER_CLAIM_TIMEOUT_MS: '15000',
+      SENDER_CLAIM_RECORD_MARGIN_MS: '1000',
+      PROVIDER_CONNECT_TIMEOUT_MS: '1000',
+      PROVIDER_HTTP_TIMEOUT_MS: '3000',
       SENDER_CLAIM_SWEEP_MS: '500',
       ...extra,
     });
