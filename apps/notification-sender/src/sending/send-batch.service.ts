@@ -205,7 +205,11 @@ export class SendBatchService implements BeforeApplicationShutdown {
         );
         const slice = ids.slice(next, next + grant.granted);
         next += slice.length;
-        sends.push(this.sendSlice(message, slice, credential, performance.now()));
+        const send = this.sendSlice(message, slice, credential, performance.now());
+        // Handled now, reported below by allSettled: a slice that fails while the loop waits for the
+        // next grant must not be an unhandled rejection (a lost MySQL connection once ended the process).
+        send.catch(() => undefined);
+        sends.push(send);
       }
     } catch (error: unknown) {
       waitFailure = { error };

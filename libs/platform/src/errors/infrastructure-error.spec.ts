@@ -23,6 +23,7 @@ describe('infrastructureFailure', () => {
 
   it('recognises ioredis outages and transient replies, not script errors', () => {
     expect(infrastructureFailure(new Error('Connection is closed.'))?.dependency).toBe('redis');
+    expect(infrastructureFailure(new Error('Command timed out'))?.dependency).toBe('redis');
     const maxRetries = withProps('Reached the max retries per request limit', {
       name: 'MaxRetriesPerRequestError',
     });

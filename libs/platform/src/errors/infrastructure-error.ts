@@ -125,7 +125,11 @@ function classifyOne(error: unknown): InfrastructureFailure | 'record' | undefin
     return REDIS_TRANSIENT_REPLIES.has(word) ? { dependency: 'redis', code: word } : undefined;
   }
   const message = typeof e['message'] === 'string' ? e['message'] : '';
-  if (message === 'Connection is closed.' || message.startsWith("Stream isn't writeable")) {
+  if (
+    message === 'Connection is closed.' ||
+    message === 'Command timed out' ||
+    message.startsWith("Stream isn't writeable")
+  ) {
     return { dependency: 'redis', code: 'CONNECTION_CLOSED' };
   }
   if (code !== undefined && MYSQL_TRANSIENT.has(code)) return { dependency: 'mysql', code };

@@ -15,6 +15,8 @@ class RedisLifecycle implements OnApplicationShutdown {
 
 /** A lost connection is logged at most this often (ioredis reports every reconnect attempt). */
 const ERROR_LOG_EVERY_MS = 10_000;
+/** Longest wait for one command's answer or a connection; the rate limiter's scripts answer in microseconds. */
+const REDIS_COMMAND_TIMEOUT_MS = 2_000;
 
 /**
  * One ioredis connection per process (commands pipeline over it); inject `Redis`. While Redis is
@@ -31,6 +33,11 @@ const ERROR_LOG_EVERY_MS = 10_000;
       useFactory: (config: RedisConfig, health: HealthRegistry): Redis => {
         const redis = new Redis(config.REDIS_URL, {
           maxRetriesPerRequest: 3,
+          // A server that accepts connections but never answers (paused, partitioned) fails commands
+          // instead of hanging them; reconnects are tried at least every second.
+          commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+          connectTimeout: REDIS_COMMAND_TIMEOUT_MS,
+          retryStrategy: (times: number) => Math.min(1_000, 50 * times),
           enableAutoPipelining: true,
           lazyConnect: false,
         });
