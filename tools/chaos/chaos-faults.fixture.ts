@@ -12,17 +12,20 @@ export interface FaultRecord {
   readonly downMs: number;
   /** From the fault lifted until every service answered ready (undefined: not within the limit). */
   readonly readyMs: number | undefined;
-  /** From the fault lifted until the pipeline moved on (more settled or relayed; undefined: not within the limit). */
+  /** From the fault lifted until sending moved on: more messages settled, or all (undefined: not within the limit). */
   readonly progressMs: number | undefined;
+  /** From the fault lifted until the subscriber accepted more status events (undefined: not within the limit). */
+  readonly relayMs: number | undefined;
   readonly detail?: string;
 }
 
 export interface FaultInjectorOptions {
   readonly stack: ChaosStack;
-  /** Settled messages plus relayed events: grows while the pipeline makes progress. */
-  readonly progress: () => Promise<number>;
-  /** Share of the recipients settled now (0..1). */
-  readonly settledShare: () => Promise<number>;
+  /** Messages of the run settled now (SENT, DELIVERED, READ, FAILED or UNKNOWN). */
+  readonly settled: () => Promise<number>;
+  /** Status events the subscriber has accepted. */
+  readonly relayed: () => number;
+  readonly recipients: number;
   readonly campaignId: string;
 }
 
@@ -150,17 +153,22 @@ export class FaultInjector {
   }
 
   private async inject(fault: string, apply: () => Promise<string | undefined>): Promise<void> {
-    const atPercent = Math.round(100 * (await this.options.settledShare().catch(() => 0)));
+    const { settled, relayed, recipients } = this.options;
+    const atPercent = Math.round((100 * (await settled().catch(() => 0))) / recipients);
     const started = Date.now();
     const detail = await apply();
     const lifted = Date.now();
-    const baseline = await this.options.progress().catch(() => 0);
+    const [settledBefore, relayedBefore] = [await settled().catch(() => 0), relayed()];
     const readyMs = await this.within(async () => {
       await this.restartCrashed();
       return (await this.options.stack.notReady()).length === 0;
     }, lifted);
-    const progressMs = await this.within(async () => (await this.options.progress()) > baseline, lifted);
-    const record = { fault, atPercent, downMs: lifted - started, readyMs, progressMs, detail };
+    const progressMs = await this.within(async () => {
+      const now = await settled();
+      return now > settledBefore || now >= recipients;
+    }, lifted);
+    const relayMs = await this.within(() => Promise.resolve(relayed() > relayedBefore), lifted);
+    const record = { fault, atPercent, downMs: lifted - started, readyMs, progressMs, relayMs, detail };
     this.records.push(record);
     process.stdout.write(`chaos fault: ${describeFault(record)}\n`);
   }
@@ -180,7 +188,8 @@ export function describeFault(record: FaultRecord): string {
   const recovered = (ms: number | undefined): string => (ms === undefined ? 'NOT RECOVERED' : seconds(ms));
   return (
     `${record.fault} @${record.atPercent}%: down ${seconds(record.downMs)}, all ready after ` +
-    `${recovered(record.readyMs)}, progress after ${recovered(record.progressMs)}` +
+    `${recovered(record.readyMs)}, sending on after ${recovered(record.progressMs)}, relaying on after ` +
+    `${recovered(record.relayMs)}` +
     (record.detail === undefined ? '' : ` (${record.detail})`)
   );
 }

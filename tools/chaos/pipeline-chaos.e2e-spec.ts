@@ -319,8 +319,9 @@ describe('pipeline chaos v2: a campaign end to end through process, broker, data
     const faults = new FaultInjector({
       stack: running,
       campaignId: campaign.campaignId,
-      progress: async () => settledOf(await running.counters(campaign.runId)) + relay.acceptedCount,
-      settledShare: async () => settledOf(await running.counters(campaign.runId)) / RECIPIENTS,
+      recipients: RECIPIENTS,
+      settled: async () => settledOf(await running.counters(campaign.runId)),
+      relayed: () => relay.acceptedCount,
     });
     const chaosSeconds = await runFaults(running, faults, campaign.runId);
     const settled = await awaitSettled(running, campaign, statuses, relay);

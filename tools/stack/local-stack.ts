@@ -4,9 +4,12 @@ import {
   compiledEntry,
   freePort,
   type KafkaBrokerHandle,
+  type KafkaClusterHandle,
   ManagedProcess,
   runningDetachedBroker,
+  runningDetachedCluster,
   startKafkaBroker,
+  startKafkaCluster,
   waitUntil,
   workspaceRoot,
 } from '@ums/testing';
@@ -32,6 +35,11 @@ export interface LocalStackOptions {
   readonly kafkaDataDir: string;
   /** Port for a broker started here (a free one when omitted). */
   readonly kafkaPort?: number;
+  /**
+   * Kafka nodes to start here: 1 (default), or 3 for a KRaft cluster on loopback (free ports; topics
+   * replicated three times with min.insync.replicas 2), as `--brokers 3` asks.
+   */
+  readonly kafkaNodes?: 1 | 3;
   /** Kafka and the services outlive this process (`--keep`); stop them with `npm run infra:down`. */
   readonly keepRunning?: boolean;
   readonly mysqlDatabase: string;
@@ -73,6 +81,8 @@ export interface LocalStack {
   readonly operatorKey: string;
   readonly services: readonly RunningService[];
   readonly broker: KafkaBrokerHandle | undefined;
+  /** The three-node cluster this stack started (kafkaNodes 3), if any. */
+  readonly cluster: KafkaClusterHandle | undefined;
   /** SIGTERM every service (graceful drain), then the broker if this stack started it attached. */
   stop(): Promise<Record<string, number | null>>;
 }
@@ -96,10 +106,21 @@ export function stackUrls(stack: Pick<LocalStack, 'services'>): PipelineUrls {
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const step = options.onStep ?? (() => undefined);
   let broker: KafkaBrokerHandle | undefined;
+  let cluster: KafkaClusterHandle | undefined;
+  const replication = options.kafkaNodes ?? 1;
+  const runningDetached = replication === 3 ? runningDetachedCluster : runningDetachedBroker;
   let brokers =
     options.kafkaBrokers ??
-    (options.keepRunning === true ? runningDetachedBroker(options.kafkaDataDir) : undefined);
-  if (brokers === undefined) {
+    (options.keepRunning === true ? runningDetached(options.kafkaDataDir) : undefined);
+  if (brokers === undefined && replication === 3) {
+    step('starting Kafka (three-node KRaft cluster)');
+    cluster = await startKafkaCluster({
+      dataDir: options.kafkaDataDir,
+      detached: options.keepRunning,
+      heapMb: 512,
+    });
+    brokers = cluster.brokers;
+  } else if (brokers === undefined) {
     step('starting Kafka (single-node KRaft)');
     broker = await startKafkaBroker({
       dataDir: options.kafkaDataDir,
@@ -124,7 +145,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   step('migrating the schema');
   await runJob('migrate', 'tools/migrate.ts', ['up'], env, options.logDir);
   step('creating topics from the contracts');
-  await runJob('create-topics', 'tools/create-topics.ts', [], env, options.logDir);
+  await runJob(
+    'create-topics',
+    'tools/create-topics.ts',
+    ['--replication', String(replication)],
+    env,
+    options.logDir,
+  );
 
   // A fresh one per run (umso_ and 32 random bytes in base64url): no fixed key to leak or reuse.
   const operatorKey = newOperatorKey();
@@ -168,9 +195,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     operatorKey,
     services,
     broker,
+    cluster,
     stop: async () => {
       const codes = await Promise.all(services.map(async (s) => [s.label, await s.process.stop()] as const));
       if (broker !== undefined && options.keepRunning !== true) await broker.stop();
+      if (cluster !== undefined && options.keepRunning !== true) await cluster.stop();
       return Object.fromEntries(codes);
     },
   };
