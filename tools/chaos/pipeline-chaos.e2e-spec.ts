@@ -20,7 +20,7 @@ const RECIPIENTS = positiveEnv('CHAOS_RECIPIENTS', 50_000);
  * The credential's messages/s: the run must outlast the faults below (about three minutes of them, one
  * after the other) and still stay short. CHAOS_RATE overrides it; by default it scales with the recipients.
  */
-const RATE = positiveEnv('CHAOS_RATE', Math.max(20, Math.round((250 * RECIPIENTS) / 50_000)));
+const RATE = positiveEnv('CHAOS_RATE', Math.max(20, Math.round((200 * RECIPIENTS) / 50_000)));
 // WhatsApp: the channel with read receipts, so the provider reports sent, delivered and read.
 const CHANNEL = 'whatsapp';
 const TENANT = 'chaos';

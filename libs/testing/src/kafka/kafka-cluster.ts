@@ -276,9 +276,10 @@ offsets.topic.num.partitions=12
 transaction.state.log.replication.factor=${CLUSTER_REPLICATION_FACTOR}
 transaction.state.log.min.isr=${CLUSTER_MIN_INSYNC_REPLICAS}
 group.initial.rebalance.delay.ms=0
-# A killed node is fenced, and its partitions led elsewhere, within about six seconds.
-broker.session.timeout.ms=6000
-broker.heartbeat.interval.ms=1000
+# Kafka's own session timeout (9 s): a killed node's partitions are led elsewhere within about that. A
+# shorter one fenced live nodes whose heartbeats a starved two-core machine delayed.
+broker.session.timeout.ms=9000
+broker.heartbeat.interval.ms=2000
 num.network.threads=2
 num.io.threads=2
 num.replica.fetchers=1
