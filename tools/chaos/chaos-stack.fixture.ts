@@ -401,4 +401,9 @@ export class DeadLetterRecorder extends TopicRecorder<DeadLetterV1> {
   }
 }
 
-export { createTenantApiKey, keyedApi, registerInternalSubscriber } from '../stack/pipeline-campaign';
+export {
+  createTenantApiKey,
+  type KeyedApi,
+  keyedApi,
+  registerInternalSubscriber,
+} from '../stack/pipeline-campaign';

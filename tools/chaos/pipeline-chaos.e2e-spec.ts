@@ -6,9 +6,11 @@ import {
   ChaosStack,
   createTenantApiKey,
   DeadLetterRecorder,
+  type KeyedApi,
   keyedApi,
   registerInternalSubscriber,
   type RunCounters,
+  type SimulatorStatsWithCallbacks,
   StatusTopicRecorder,
 } from './chaos-stack.fixture';
 
@@ -111,6 +113,29 @@ async function startCampaign(stack: ChaosStack, subscriber: LoopbackSubscriber):
     },
   );
   subscriber.secret = created.secret;
+  const credential = await createCredential(stack, callApi);
+  const campaign = await callApi<{ id: string }>('POST', `${scheduler}/v1/campaigns`, {
+    name: 'Chaos campaign',
+    channel: CHANNEL,
+    credentialId: credential.id,
+    template: { text: 'Hi {{first_name}}, code {{code}}' },
+    schedule: { kind: 'now' },
+  });
+  await importAudience(`${scheduler}/v1/campaigns/${campaign.id}/audience/csv`, apiKey);
+  await callApi('POST', `${scheduler}/v1/campaigns/${campaign.id}/start`, {});
+  const runId = await waitUntil(
+    'the run',
+    async () =>
+      (await callApi<{ runs: { id: string }[] }>('GET', `${scheduler}/v1/campaigns/${campaign.id}`)).runs[0]
+        ?.id,
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+  return { credentialId: credential.id, campaignId: campaign.id, runId };
+}
+
+/** The simulator credential of the campaign, and its behaviour at the simulator (callbacks to ingest). */
+async function createCredential(stack: ChaosStack, callApi: KeyedApi): Promise<{ id: string }> {
+  const scheduler = stack.url('scheduler');
   const credential = await callApi<{ id: string }>('POST', `${scheduler}/v1/credentials`, {
     name: 'chaos simulator',
     provider: 'simulator',
@@ -137,23 +162,7 @@ async function startCampaign(stack: ChaosStack, subscriber: LoopbackSubscriber):
       delayMs: 300,
     },
   });
-  const campaign = await callApi<{ id: string }>('POST', `${scheduler}/v1/campaigns`, {
-    name: 'Chaos campaign',
-    channel: CHANNEL,
-    credentialId: credential.id,
-    template: { text: 'Hi {{first_name}}, code {{code}}' },
-    schedule: { kind: 'now' },
-  });
-  await importAudience(`${scheduler}/v1/campaigns/${campaign.id}/audience/csv`, apiKey);
-  await callApi('POST', `${scheduler}/v1/campaigns/${campaign.id}/start`, {});
-  const runId = await waitUntil(
-    'the run',
-    async () =>
-      (await callApi<{ runs: { id: string }[] }>('GET', `${scheduler}/v1/campaigns/${campaign.id}`)).runs[0]
-        ?.id,
-    { timeoutMs: 30_000, intervalMs: 200 },
-  );
-  return { credentialId: credential.id, campaignId: campaign.id, runId };
+  return credential;
 }
 
 async function importAudience(url: string, apiKey: string): Promise<void> {
@@ -273,6 +282,98 @@ function relayedEvents(
     .filter((r) => subscriber.hasAccepted(r.webhookId));
 }
 
+interface Figures {
+  readonly counters: RunCounters;
+  readonly states: Record<string, number>;
+  readonly stats: SimulatorStatsWithCallbacks;
+  readonly rows: { id: string; state: string }[];
+  readonly n: (state: string) => number;
+  readonly unknown: number;
+  readonly acceptedByProvider: number;
+  readonly published: number;
+  /** Status events on the topic that the subscriber never accepted. */
+  readonly lost: string[];
+  readonly notPublished: string[];
+  readonly unannounced: { id: string; state: string }[];
+  readonly senderKills: number;
+  /** What the sender kills may leave UNKNOWN at most. */
+  readonly bound: number;
+  readonly foreign: unknown[];
+}
+
+async function collectFigures(parts: {
+  stack: ChaosStack;
+  campaign: Campaign;
+  statuses: StatusTopicRecorder;
+  relay: LoopbackSubscriber;
+  faults: FaultInjector;
+}): Promise<Figures> {
+  const { stack, campaign, statuses, relay, faults } = parts;
+  const counters = await stack.counters(campaign.runId);
+  const states = await stack.statesOf(campaign.runId);
+  const stats = await stack.simulatorStats(campaign.credentialId);
+  const rows = await stack.rowsOf(campaign.runId);
+  const n = (state: string): number => states[state] ?? 0;
+  const senderKills = SENDERS.reduce((sum, s) => sum + (faults.kills[`sender-${s}`] ?? 0), 0);
+  const published = [...statuses.events.values()];
+  return {
+    counters,
+    states,
+    stats,
+    rows,
+    n,
+    unknown: n('UNKNOWN'),
+    acceptedByProvider: n('SENT') + n('DELIVERED') + n('READ'),
+    published: published.length,
+    lost: published.filter((e) => !relay.hasAccepted(e.eventId)).map((e) => e.eventId),
+    notPublished: relay.accepted.filter((id) => !statuses.events.has(id)),
+    unannounced: rows.filter((r) => statuses.statuses.get(r.id)?.has(r.state) !== true),
+    senderKills,
+    bound: senderKills * MAX_CLAIMED,
+    foreign: relayedEvents(relay).filter(
+      (r) =>
+        r.type !== 'message.status' || r.data?.runId !== campaign.runId || r.data.eventId !== r.webhookId,
+    ),
+  };
+}
+
+function printFigures(
+  f: Figures,
+  run: {
+    faults: FaultInjector;
+    letters: DeadLetterRecorder;
+    relay: LoopbackSubscriber;
+    chaosSeconds: number;
+    crashes: string[];
+    settled: Settled;
+    wall: number;
+  },
+): void {
+  const { faults, letters, relay, crashes, settled } = run;
+  process.stdout.write(
+    `pipeline chaos v2 faults (${faults.records.length}, over ${run.chaosSeconds.toFixed(0)} s):\n  ` +
+      `${faults.records.map(describeFault).join('\n  ')}\n` +
+      `pipeline chaos v2 figures: duplicates=${f.stats.duplicates} lost=${f.lost.length} ` +
+      `deadLetteredValid=${letters.letters.length} ${JSON.stringify(letters.summary())} ` +
+      `UNKNOWN=${f.unknown} (bound ${f.senderKills} sender kills x ${MAX_CLAIMED} = ${f.bound}) ` +
+      `state=${f.counters.state} completed=${settled.completed} quiet=${settled.quiet} crashes=${crashes.length} ` +
+      `unannounced=${f.unannounced.length} | states=${JSON.stringify(f.states)} run=${JSON.stringify(f.counters)} | ` +
+      `status events published=${f.published} relayed=${relay.acceptedCount} ` +
+      `(requests ${relay.received.length}, invalid signatures ${relay.invalidSignatures()}, not on topic ${f.notPublished.length}) | ` +
+      `simulator accepted=${f.stats.accepted} distinct=${f.stats.distinctMessages} refused=${f.stats.rejectedPermanent} ` +
+      `5xx=${f.stats.errors5xx} callbacks=${JSON.stringify(f.stats.callbacks)} | wall=${run.wall.toFixed(0)} s\n`,
+  );
+  if (crashes.length > 0) process.stdout.write(`crashes:\n  ${crashes.join('\n  ')}\n`);
+  if (f.lost.length > 0)
+    process.stdout.write(`lost event ids (first 20): ${f.lost.slice(0, 20).join(' ')}\n`);
+  if (letters.letters.length > 0)
+    process.stdout.write(
+      `dead letters (first 5): ${JSON.stringify(letters.letters.slice(0, 5).map(({ value: _value, ...rest }) => rest))}\n`,
+    );
+  if (f.unannounced.length > 0)
+    process.stdout.write(`unannounced rows (first 20): ${JSON.stringify(f.unannounced.slice(0, 20))}\n`);
+}
+
 /**
  * Issue 27, item 6: a 50,000-recipient WhatsApp campaign (sent, delivered and read callbacks, relayed
  * to a subscriber) on a three-node Kafka cluster and a MariaDB and a Redis of the test's own, while
@@ -328,45 +429,17 @@ describe('pipeline chaos v2: a campaign end to end through process, broker, data
     await faults.restartCrashed();
     const crashes = [...faults.crashes, ...running.crashed()];
 
-    const counters = await running.counters(campaign.runId);
-    const states = await running.statesOf(campaign.runId);
-    const stats = await running.simulatorStats(campaign.credentialId);
-    const rows = await running.rowsOf(campaign.runId);
-    const n = (state: string): number => states[state] ?? 0;
-    const unknown = n('UNKNOWN');
-    const acceptedByProvider = n('SENT') + n('DELIVERED') + n('READ');
-    const published = [...statuses.events.values()];
-    const lost = published.filter((e) => !relay.hasAccepted(e.eventId)).map((e) => e.eventId);
-    const notPublished = relay.accepted.filter((id) => !statuses.events.has(id));
-    const unannounced = rows.filter((r) => statuses.statuses.get(r.id)?.has(r.state) !== true);
-    const senderKills = SENDERS.reduce((sum, s) => sum + (faults.kills[`sender-${s}`] ?? 0), 0);
-    const bound = senderKills * MAX_CLAIMED;
-    const foreign = relayedEvents(relay).filter(
-      (r) =>
-        r.type !== 'message.status' || r.data?.runId !== campaign.runId || r.data.eventId !== r.webhookId,
-    );
-    const wall = ((Date.now() - wallStarted) / 1000).toFixed(0);
-    process.stdout.write(
-      `pipeline chaos v2 faults (${faults.records.length}, over ${chaosSeconds.toFixed(0)} s):\n  ` +
-        `${faults.records.map(describeFault).join('\n  ')}\n` +
-        `pipeline chaos v2 figures: duplicates=${stats.duplicates} lost=${lost.length} ` +
-        `deadLetteredValid=${letters.letters.length} ${JSON.stringify(letters.summary())} ` +
-        `UNKNOWN=${unknown} (bound ${senderKills} sender kills x ${MAX_CLAIMED} = ${bound}) ` +
-        `state=${counters.state} completed=${settled.completed} quiet=${settled.quiet} crashes=${crashes.length} ` +
-        `unannounced=${unannounced.length} | states=${JSON.stringify(states)} run=${JSON.stringify(counters)} | ` +
-        `status events published=${published.length} (copies on topic ${statuses.copies}) relayed=${relay.acceptedCount} ` +
-        `(requests ${relay.received.length}, invalid signatures ${relay.invalidSignatures()}, not on topic ${notPublished.length}) | ` +
-        `simulator accepted=${stats.accepted} distinct=${stats.distinctMessages} refused=${stats.rejectedPermanent} ` +
-        `5xx=${stats.errors5xx} callbacks=${JSON.stringify(stats.callbacks)} | wall=${wall} s\n`,
-    );
-    if (crashes.length > 0) process.stdout.write(`crashes:\n  ${crashes.join('\n  ')}\n`);
-    if (lost.length > 0) process.stdout.write(`lost event ids (first 20): ${lost.slice(0, 20).join(' ')}\n`);
-    if (letters.letters.length > 0)
-      process.stdout.write(
-        `dead letters (first 5): ${JSON.stringify(letters.letters.slice(0, 5).map(({ value: _value, ...rest }) => rest))}\n`,
-      );
-    if (unannounced.length > 0)
-      process.stdout.write(`unannounced rows (first 20): ${JSON.stringify(unannounced.slice(0, 20))}\n`);
+    const f = await collectFigures({ stack: running, campaign, statuses, relay, faults });
+    printFigures(f, {
+      faults,
+      letters,
+      relay,
+      chaosSeconds,
+      crashes,
+      settled,
+      wall: (Date.now() - wallStarted) / 1000,
+    });
+    const { counters, stats, rows, unknown, bound, n } = f;
 
     // Every fault happened: each service killed, each sender replica at least once, the four slow faults once.
     expect(Object.keys(faults.kills).sort()).toEqual(
@@ -377,7 +450,7 @@ describe('pipeline chaos v2: a campaign end to end through process, broker, data
     // The run completed: every recipient SENT, DELIVERED, READ, FAILED or UNKNOWN, none pending or in flight.
     expect(settled.completed).toBe(true);
     expect(rows).toHaveLength(RECIPIENTS);
-    expect(acceptedByProvider + n('FAILED') + unknown).toBe(RECIPIENTS);
+    expect(f.acceptedByProvider + n('FAILED') + unknown).toBe(RECIPIENTS);
     expect(counters).toMatchObject({
       state: 'COMPLETED',
       total: RECIPIENTS,
@@ -395,7 +468,7 @@ describe('pipeline chaos v2: a campaign end to end through process, broker, data
     // No message id reached the provider twice; every row the provider accepted was sent once.
     expect(stats.duplicates).toBe(0);
     expect(stats.duplicateIds).toEqual([]);
-    expect(stats.distinctMessages).toBeGreaterThanOrEqual(acceptedByProvider);
+    expect(stats.distinctMessages).toBeGreaterThanOrEqual(f.acceptedByProvider);
     expect(stats.distinctMessages).toBeLessThanOrEqual(RECIPIENTS - REFUSED.length);
     // No valid event dead-lettered: every record in this test is valid.
     expect(letters.summary()).toEqual({});
@@ -403,10 +476,10 @@ describe('pipeline chaos v2: a campaign end to end through process, broker, data
     expect(stats.callbacks).toMatchObject({ failed: 0, dropped: 0, pending: 0 });
     // Every row's state was announced on the status topic, and every event there reached the subscriber.
     expect(settled.quiet).toBe(true);
-    expect(unannounced).toEqual([]);
-    expect(lost).toEqual([]);
-    expect(notPublished).toEqual([]);
-    expect(foreign).toEqual([]);
+    expect(f.unannounced).toEqual([]);
+    expect(f.lost).toEqual([]);
+    expect(f.notPublished).toEqual([]);
+    expect(f.foreign).toEqual([]);
     expect(relay.invalidSignatures()).toBe(0);
   });
 });

@@ -83,29 +83,14 @@ export async function startKafkaCluster(options: KafkaClusterOptions): Promise<K
   assertKafkaJars();
   const ports = await nodePorts(options.dataDir);
   const clusterId = newKafkaClusterId();
-  const heapMb = options.heapMb ?? 448;
   const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
   const brokers = ports.map((p) => `127.0.0.1:${p.port}`).join(',');
-  const processes = ports.map((node) => {
-    const dir = kafkaClusterNodeDir(options.dataDir, node.id);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'server.properties'), clusterServerProperties(node, ports, dir));
-    writeFileSync(join(dir, 'log4j.properties'), LOG4J);
-    if (!existsSync(join(dir, 'logs', 'meta.properties'))) formatKafkaStorage(dir, clusterId);
-    return new ManagedProcess({
-      name: `kafka-${node.id}`,
-      command: 'java',
-      args: kafkaJvmArgs(dir, heapMb),
-      logFile: join(dir, 'kafka.out'),
-      detached: options.detached,
-    });
-  });
+  const processes = ports.map((node) => prepareNode({ node, all: ports, clusterId, options }));
   // Asks the nodes that run (a client given a dead seed broker can fail to connect at all).
   const probe = (): Kafka =>
     probeClient(
       ports.filter((_, index) => processes[index]?.running === true).map((p) => `127.0.0.1:${p.port}`),
     );
-
   const launch = (index: number): Promise<void> => {
     const proc = processes[index] as ManagedProcess;
     proc.start();
@@ -132,32 +117,59 @@ export async function startKafkaCluster(options: KafkaClusterOptions): Promise<K
     throw error;
   }
   failedEarly.catch(() => undefined);
-
-  const nodes = ports.map((p, index): KafkaClusterNode => {
-    const proc = processes[index] as ManagedProcess;
-    return {
-      id: p.id,
-      port: p.port,
-      brokers: `127.0.0.1:${p.port}`,
-      get pid() {
-        return proc.pid;
-      },
-      get running() {
-        return proc.running;
-      },
-      stop: async () => {
-        await proc.stop(30_000);
-      },
-      kill: () => proc.kill(),
-      restart: async () => {
-        await proc.stop(30_000);
-        const exited = launch(index);
-        await Promise.race([registered([p.id]), exited]);
-        exited.catch(() => undefined);
-      },
-    };
-  });
+  const nodes = ports.map((p, index) =>
+    nodeHandle(p, processes[index] as ManagedProcess, async () => {
+      const exited = launch(index);
+      await Promise.race([registered([p.id]), exited]);
+      exited.catch(() => undefined);
+    }),
+  );
   return clusterHandle({ brokers, nodes, processes, probe });
+}
+
+/** Writes a node's configuration, formats its storage once, and answers its (not yet started) JVM. */
+function prepareNode(parts: {
+  node: NodePorts;
+  all: readonly NodePorts[];
+  clusterId: string;
+  options: KafkaClusterOptions;
+}): ManagedProcess {
+  const { node, all, clusterId, options } = parts;
+  const dir = kafkaClusterNodeDir(options.dataDir, node.id);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'server.properties'), clusterServerProperties(node, all, dir));
+  writeFileSync(join(dir, 'log4j.properties'), LOG4J);
+  if (!existsSync(join(dir, 'logs', 'meta.properties'))) formatKafkaStorage(dir, clusterId);
+  return new ManagedProcess({
+    name: `kafka-${node.id}`,
+    command: 'java',
+    args: kafkaJvmArgs(dir, options.heapMb ?? 448),
+    logFile: join(dir, 'kafka.out'),
+    detached: options.detached,
+  });
+}
+
+/** One node of the handle; `launch` starts its JVM and resolves once the cluster lists it. */
+function nodeHandle(ports: NodePorts, proc: ManagedProcess, launch: () => Promise<void>): KafkaClusterNode {
+  return {
+    id: ports.id,
+    port: ports.port,
+    brokers: `127.0.0.1:${ports.port}`,
+    get pid() {
+      return proc.pid;
+    },
+    get running() {
+      return proc.running;
+    },
+    stop: async () => {
+      await proc.stop(30_000);
+    },
+    kill: () => proc.kill(),
+    restart: async () => {
+      await proc.stop(30_000);
+      await launch();
+    },
+  };
 }
 
 function clusterHandle(parts: {

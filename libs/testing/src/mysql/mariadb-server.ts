@@ -58,23 +58,7 @@ export async function startMariadbServer(options: MariadbServerOptions): Promise
   const server = new ManagedProcess({
     name: `mariadbd-${port}`,
     command: 'mariadbd',
-    args: [
-      '--no-defaults',
-      ...asRoot,
-      `--datadir=${data}`,
-      `--port=${port}`,
-      '--bind-address=127.0.0.1',
-      `--socket=${join(options.dir, 'mysqld.sock')}`,
-      `--pid-file=${join(options.dir, 'mysqld.pid')}`,
-      '--skip-name-resolve',
-      '--character-set-server=utf8mb4',
-      '--collation-server=utf8mb4_general_ci',
-      '--max-connections=500',
-      `--innodb-buffer-pool-size=${options.bufferPoolMb ?? 256}M`,
-      // A test server: a commit is flushed to the OS, not to the disk (a process crash loses nothing).
-      '--innodb-flush-log-at-trx-commit=2',
-      '--skip-log-bin',
-    ],
+    args: mariadbdArgs({ dir: options.dir, data, port, asRoot, bufferPoolMb: options.bufferPoolMb ?? 256 }),
     logFile: join(options.dir, 'mariadbd.log'),
   });
   const host = '127.0.0.1';
@@ -109,24 +93,52 @@ export async function startMariadbServer(options: MariadbServerOptions): Promise
       return server.running;
     },
     settings,
-    createDatabase: async (name) => {
-      if (!/^[a-z0-9_]{1,64}$/.test(name))
-        throw new Error(`database name must match [a-z0-9_]{1,64}: ${name}`);
-      const connection = await connectTestDatabase(settings('mysql'));
-      try {
-        // The name is validated above, so interpolating it into DDL is safe.
-        await connection.query(
-          `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-        );
-      } finally {
-        await connection.end();
-      }
-      return settings(name);
-    },
+    createDatabase: (name) => createDatabase(settings, name),
     stop: async () => {
       await server.stop(60_000);
     },
     kill: () => server.kill(),
     start,
   };
+}
+
+function mariadbdArgs(parts: {
+  dir: string;
+  data: string;
+  port: number;
+  asRoot: readonly string[];
+  bufferPoolMb: number;
+}): string[] {
+  return [
+    '--no-defaults',
+    ...parts.asRoot,
+    `--datadir=${parts.data}`,
+    `--port=${parts.port}`,
+    '--bind-address=127.0.0.1',
+    `--socket=${join(parts.dir, 'mysqld.sock')}`,
+    `--pid-file=${join(parts.dir, 'mysqld.pid')}`,
+    '--skip-name-resolve',
+    '--character-set-server=utf8mb4',
+    '--collation-server=utf8mb4_general_ci',
+    '--max-connections=500',
+    `--innodb-buffer-pool-size=${parts.bufferPoolMb}M`,
+    // A test server: a commit is flushed to the OS, not to the disk (a process crash loses nothing).
+    '--innodb-flush-log-at-trx-commit=2',
+    '--skip-log-bin',
+  ];
+}
+
+async function createDatabase(
+  settings: (database: string) => TestMysqlSettings,
+  name: string,
+): Promise<TestMysqlSettings> {
+  if (!/^[a-z0-9_]{1,64}$/.test(name)) throw new Error(`database name must match [a-z0-9_]{1,64}: ${name}`);
+  const connection = await connectTestDatabase(settings('mysql'));
+  try {
+    // The name is validated above, so interpolating it into DDL is safe.
+    await connection.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  } finally {
+    await connection.end();
+  }
+  return settings(name);
 }
