@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { workspaceRoot } from '@ums/testing';
+import { kafkaNodesArg } from './stack/kafka-nodes-arg';
 import { defaultLogDir, type LocalStack, stackUrls, startLocalStack } from './stack/local-stack';
 import {
   createTenantApiKey,
@@ -24,7 +25,8 @@ const CAMPAIGN_TIMEOUT_MS = 1_800_000;
  * provider), --subscriber-batch N (events per webhook request the demo's subscriber asks for, 1 to 500,
  * default 1), --keep leaves the stack running (API ports 3000-3005, management ports 3100-3105
  * for health and metrics; Kafka detached in .cache/kafka/dev), --kafka-port N starts the broker on
- * that port.
+ * that port, --brokers 3 starts a three-node KRaft cluster on loopback instead of one broker (topics
+ * replicated three times, min.insync.replicas 2; free ports, data in .cache/kafka/dev/cluster).
  */
 async function main(): Promise<void> {
   const keep = process.argv.includes('--keep');
@@ -40,6 +42,9 @@ async function main(): Promise<void> {
   if (kafkaPort !== undefined && !(Number.isInteger(kafkaPort) && kafkaPort > 0 && kafkaPort < 65536)) {
     throw new Error('--kafka-port needs a port number');
   }
+  const kafkaNodes = kafkaNodesArg(process.argv);
+  if (kafkaNodes === 3 && kafkaPort !== undefined)
+    throw new Error('--kafka-port is for one broker, not --brokers 3');
   const started = Date.now();
   const say = (line: string): void =>
     void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
@@ -51,6 +56,7 @@ async function main(): Promise<void> {
       kafkaDataDir: join(workspaceRoot(), '.cache', 'kafka', 'dev'),
       keepRunning: keep,
       kafkaPort,
+      kafkaNodes,
       mysqlDatabase: process.env['MYSQL_DATABASE'] ?? 'ums',
       basePort: 3000,
       logDir,

@@ -342,7 +342,7 @@ async function main() {
     }
     default:
       process.stdout.write(
-        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] | bench [--only pipeline,campaign,sender,ingest,dispatcher] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | infra-down\n',
+        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher] [--brokers 3] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | infra-down\n',
       );
       process.exit(command === 'help' ? 0 : 2);
   }

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { createWriteStream, mkdirSync, openAsBlob, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, openAsBlob, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { startBenchKafka } from './bench-kafka';
 import { peakRssMb } from './process-usage';
 import { AllTopics, Scope, Topics } from '@ums/contracts';
 import {
@@ -18,9 +19,7 @@ import {
   createTestDatabase,
   serviceEnv,
   type ServiceProcess,
-  startKafkaBroker,
   startServiceProcess,
-  type KafkaBrokerHandle,
   waitUntil,
   workspaceRoot,
 } from '@ums/testing';
@@ -43,13 +42,7 @@ async function main(): Promise<void> {
   process.env['UMS_TEST_LOG_DIR'] = join(outDir, 'logs');
   const say = (line: string): void => void process.stdout.write(`[bench] ${line}\n`);
 
-  let broker: KafkaBrokerHandle | undefined;
-  if ((process.env['KAFKA_BROKERS'] ?? '') === '') {
-    const dataDir = join(workspaceRoot(), '.cache', 'kafka', `bench-${process.pid}`);
-    rmSync(dataDir, { recursive: true, force: true });
-    broker = await startKafkaBroker({ dataDir, heapMb: 768 });
-    process.env['KAFKA_BROKERS'] = broker.brokers;
-  }
+  const broker = await startBenchKafka(join(workspaceRoot(), '.cache', 'kafka', `bench-${process.pid}`));
   const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',');
   const db = await createTestDatabase('bench');
   const processes: ServiceProcess[] = [];
@@ -65,7 +58,7 @@ async function main(): Promise<void> {
       brokers,
       logLevel: logLevel.NOTHING,
     });
-    await ensureTopics(kafka, AllTopics, 1, names);
+    await ensureTopics(kafka, AllTopics, broker.replication, names);
     // An operator key of this run only; the bench's calls carry a key of its tenant made with it.
     const operatorKey = newOperatorKey();
     const env = { ...serviceEnv(db.settings.database, namespace), AUTH_OPERATOR_KEY: operatorKey };
@@ -197,7 +190,7 @@ async function main(): Promise<void> {
     await probe?.stop();
     await Promise.all(processes.map((p) => p.process.stop()));
     await db.drop();
-    await broker?.stop();
+    await broker.stop();
   }
 }
 

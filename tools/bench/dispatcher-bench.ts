@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -23,14 +23,13 @@ import {
   batchEventIds,
   bearer,
   createTestDatabase,
-  type KafkaBrokerHandle,
   serviceEnv,
   type ServiceProcess,
-  startKafkaBroker,
   startServiceProcess,
   workspaceRoot,
 } from '@ums/testing';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { startBenchKafka } from './bench-kafka';
 import { CpuMeter, databaseServerPid } from './process-usage';
 
 /**
@@ -114,13 +113,9 @@ async function main(): Promise<void> {
   const outDir = join(workspaceRoot(), 'tmp', 'bench');
   mkdirSync(outDir, { recursive: true });
   process.env['UMS_TEST_LOG_DIR'] = join(outDir, 'logs');
-  let broker: KafkaBrokerHandle | undefined;
-  if ((process.env['KAFKA_BROKERS'] ?? '') === '') {
-    const dataDir = join(workspaceRoot(), '.cache', 'kafka', `dispatcher-bench-${process.pid}`);
-    rmSync(dataDir, { recursive: true, force: true });
-    broker = await startKafkaBroker({ dataDir, heapMb: 768 });
-    process.env['KAFKA_BROKERS'] = broker.brokers;
-  }
+  const broker = await startBenchKafka(
+    join(workspaceRoot(), '.cache', 'kafka', `dispatcher-bench-${process.pid}`),
+  );
   const kafka = new Kafka({
     clientId: 'dispatcher-bench',
     brokers: (process.env['KAFKA_BROKERS'] ?? '').split(','),
@@ -137,7 +132,7 @@ async function main(): Promise<void> {
     await runPendingMigrations(ds);
     const namespace = `bench-${randomBytes(3).toString('hex')}`;
     const names = new KafkaNames(namespace);
-    await ensureTopics(kafka, AllTopics, 1, names);
+    await ensureTopics(kafka, AllTopics, broker.replication, names);
     await producer.connect();
     // An operator key of this run only (never printed).
     const operatorKey = newOperatorKey();
@@ -210,7 +205,7 @@ async function main(): Promise<void> {
     receiver.server.close();
     if (ds.isInitialized) await ds.destroy();
     await db.drop();
-    await broker?.stop();
+    await broker.stop();
   }
 }
 

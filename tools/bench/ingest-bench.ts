@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { startBenchKafka } from './bench-kafka';
 import { cpuSeconds } from './process-usage';
 import { AllTopics, type ProviderEventV1, Topics } from '@ums/contracts';
 import {
@@ -15,10 +16,8 @@ import {
 } from '@ums/platform';
 import {
   createTestDatabase,
-  type KafkaBrokerHandle,
   serviceEnv,
   type ServiceProcess,
-  startKafkaBroker,
   startServiceProcess,
   TEST_SECRETS_KEYS,
   workspaceRoot,
@@ -75,13 +74,9 @@ async function main(): Promise<void> {
   const outDir = join(workspaceRoot(), 'tmp', 'bench');
   mkdirSync(outDir, { recursive: true });
   process.env['UMS_TEST_LOG_DIR'] = join(outDir, 'logs');
-  let broker: KafkaBrokerHandle | undefined;
-  if ((process.env['KAFKA_BROKERS'] ?? '') === '') {
-    const dataDir = join(workspaceRoot(), '.cache', 'kafka', `ingest-bench-${process.pid}`);
-    rmSync(dataDir, { recursive: true, force: true });
-    broker = await startKafkaBroker({ dataDir, heapMb: 768 });
-    process.env['KAFKA_BROKERS'] = broker.brokers;
-  }
+  const broker = await startBenchKafka(
+    join(workspaceRoot(), '.cache', 'kafka', `ingest-bench-${process.pid}`),
+  );
   const kafka = new Kafka({
     clientId: 'ingest-bench',
     brokers: (process.env['KAFKA_BROKERS'] ?? '').split(','),
@@ -109,7 +104,7 @@ async function main(): Promise<void> {
     await ds.destroy();
     const namespace = `bench-${randomBytes(3).toString('hex')}`;
     const names = new KafkaNames(namespace);
-    await ensureTopics(kafka, AllTopics, 1, names);
+    await ensureTopics(kafka, AllTopics, broker.replication, names);
     ingest = await startServiceProcess({
       app: 'webhook-ingest',
       env: {
@@ -127,7 +122,15 @@ async function main(): Promise<void> {
       inFlight: statusesPerPost === 1 ? inFlight : Math.max(8, Math.round(inFlight / 16)),
     }));
     for (const [index, scenario] of scenarios.entries()) {
-      const result = await run(ingest, scenario, `s${index}`, seconds, kafka, names, broker?.pid);
+      const result = await run(
+        ingest,
+        scenario,
+        `s${index}`,
+        seconds,
+        kafka,
+        names,
+        Object.values(broker.pids),
+      );
       figures.push(result);
       say(
         `${scenario.name}: ${result.callbacksPerSecond.toLocaleString('en')} callbacks/s, ` +
@@ -145,7 +148,7 @@ async function main(): Promise<void> {
   } finally {
     await ingest?.process.stop();
     await db.drop();
-    await broker?.stop();
+    await broker.stop();
   }
 }
 
@@ -156,7 +159,7 @@ async function run(
   seconds: number,
   kafka: Kafka,
   names: KafkaNames,
-  brokerPid: number | undefined,
+  brokerPids: readonly (number | undefined)[],
 ): Promise<Figures> {
   const pool = new Pool(ingest.url, { connections: Math.min(scenario.inFlight, 256), pipelining: 1 });
   const acknowledged = new Set<string>();
@@ -167,7 +170,7 @@ async function run(
   const timestamp = String(Math.floor(Date.now() / 1000));
   const loadAverage = Number((loadavg()[0] ?? 0).toFixed(2));
   const cpuBefore = cpuSeconds(ingest.process.pid);
-  const brokerBefore = cpuSeconds(brokerPid);
+  const brokerBefore = brokersCpuSeconds(brokerPids);
   const clientBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -225,7 +228,7 @@ async function run(
   await Promise.all(Array.from({ length: scenario.inFlight }, worker));
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = cpuSeconds(ingest.process.pid);
-  const brokerAfter = cpuSeconds(brokerPid);
+  const brokerAfter = brokersCpuSeconds(brokerPids);
   const client = process.cpuUsage(clientBefore);
   await pool.close();
   const onTopic = await countOnTopic(kafka, names, tag, acknowledged);
@@ -296,6 +299,14 @@ async function countOnTopic(
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : undefined;
+}
+
+/** CPU seconds of every Kafka node together; null when one cannot be read (none started here). */
+function brokersCpuSeconds(pids: readonly (number | undefined)[]): number | null {
+  const each = pids.map(cpuSeconds);
+  return each.length > 0 && each.every((s) => s !== null)
+    ? each.reduce<number>((sum, s) => sum + (s ?? 0), 0)
+    : null;
 }
 
 main().catch((error: unknown) => {

@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDataSource } from '@ums/platform';
 import { createTestDatabase, workspaceRoot } from '@ums/testing';
+import { kafkaNodesArg } from '../stack/kafka-nodes-arg';
 import { type LocalStack, stackUrls, startLocalStack } from '../stack/local-stack';
 import {
   createTenantApiKey,
@@ -30,12 +31,15 @@ import { CpuMeter, databaseServerPid, findProcess, peakRssMb } from './process-u
  * [--node-option FLAG]... (more Node or V8 flags for every service process, e.g. `--trace-gc`, whose
  * output goes to each service's log in tmp/bench/pipeline-logs)
  * [--tune-database] (the database server's redo log and buffer pool set to the sizes docs/operations.md
- * recommends for the run, server-wide, and put back after it; without it the server runs as it is).
+ * recommends for the run, server-wide, and put back after it; without it the server runs as it is)
+ * [--brokers 3] (a three-node KRaft cluster on loopback instead of one broker: topics replicated three
+ * times, min.insync.replicas 2).
  */
 async function main(): Promise<void> {
   const recipients = intArg('--recipients', 1_000_000);
   const senders = intArg('--senders', 1);
   const subscriberBatch = intArg('--subscriber-batch', 100);
+  const kafkaNodes = kafkaNodesArg(process.argv);
   if (subscriberBatch > 500) throw new Error('--subscriber-batch is at most 500');
   const heapMb = process.argv.includes('--heap-mb') ? intArg('--heap-mb', 0) : undefined;
   const nodeOptions = process.argv.flatMap((arg, i) =>
@@ -60,6 +64,7 @@ async function main(): Promise<void> {
     stack = await startLocalStack({
       kafkaBrokers: process.env['KAFKA_BROKERS'] || undefined,
       kafkaDataDir: dataDir,
+      kafkaNodes,
       mysqlDatabase: db.settings.database,
       logDir: join(outDir, 'pipeline-logs'),
       replicas: { 'notification-sender': senders },
@@ -89,13 +94,16 @@ async function main(): Promise<void> {
     });
     say(
       `${recipients.toLocaleString('en')} recipients, ${senders} sender replica(s), ` +
+        `Kafka: ${kafkaNodes === 3 ? 'three-node cluster (replication 3)' : 'one broker'}, ` +
         `subscriber takes ${subscriberBatch === 1 ? 'one event' : `up to ${subscriberBatch} events`} per request`,
     );
     // Where the two cores go: every service, the broker, the database and Redis servers, and this
     // process (the CSV upload, the progress queries and the loopback subscriber).
     const cpu = new CpuMeter({
       ...Object.fromEntries(running.services.map((s) => [s.label, s.process.pid])),
-      kafka: running.broker?.pid,
+      ...(running.cluster === undefined
+        ? { kafka: running.broker?.pid }
+        : Object.fromEntries(running.cluster.nodes.map((node) => [`kafka-${node.id}`, node.pid]))),
       [databaseLabel(host)]: databaseServerPid(db.settings.port),
       redis: findProcess('redis-server'),
       'bench driver and subscriber': process.pid,
@@ -142,6 +150,7 @@ async function main(): Promise<void> {
     const figures = {
       ...summarize(result, sending, rss, senders),
       subscriberEventsPerRequest: subscriberBatch,
+      kafkaNodes,
       deliveryRows,
       cpu: cpuUsed,
       database,

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { type BenchKafka, startBenchKafka } from './bench-kafka';
 import { databaseLabel, describeHost, hostFigures, type HostFigures } from './host-figures';
 import { type CpuFigures, CpuMeter, databaseServerPid, findProcess, peakRssMb } from './process-usage';
 import { join } from 'node:path';
@@ -9,11 +10,9 @@ import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from
 import {
   createTestDatabase,
   insertSimulatorCredential,
-  type KafkaBrokerHandle,
   serviceEnv,
   type ServiceProcess,
   SimulatorClient,
-  startKafkaBroker,
   startServiceProcess,
   waitUntil,
   workspaceRoot,
@@ -65,18 +64,14 @@ async function main(): Promise<void> {
   const host = await hostFigures(probeDb.settings).finally(() => probeDb.drop());
   say(describeHost(host));
 
-  let broker: KafkaBrokerHandle | undefined;
-  if ((process.env['KAFKA_BROKERS'] ?? '') === '') {
-    const dataDir = join(workspaceRoot(), '.cache', 'kafka', `sender-bench-${process.pid}`);
-    rmSync(dataDir, { recursive: true, force: true });
-    broker = await startKafkaBroker({ dataDir, heapMb: 768 });
-    process.env['KAFKA_BROKERS'] = broker.brokers;
-  }
+  const broker = await startBenchKafka(
+    join(workspaceRoot(), '.cache', 'kafka', `sender-bench-${process.pid}`),
+  );
   try {
     const rounds: RoundFigures[] = [];
     for (const replicas of [1, 3]) {
       say(`${replicas} sender replica(s), ${messages.toLocaleString('en')} messages`);
-      const figures = await round(replicas, messages, host, broker?.pid);
+      const figures = await round(replicas, messages, host, broker);
       rounds.push(figures);
       say(
         `${replicas} replica(s): ${figures.sendsPerSecond.toLocaleString('en')} sends/s ` +
@@ -90,7 +85,7 @@ async function main(): Promise<void> {
     writeFileSync(file, `${JSON.stringify({ rounds, host, at: new Date().toISOString() }, null, 2)}\n`);
     say(`figures written to ${file}`);
   } finally {
-    await broker?.stop();
+    await broker.stop();
   }
 }
 
@@ -98,7 +93,7 @@ async function round(
   replicas: number,
   messages: number,
   host: HostFigures,
-  brokerPid: number | undefined,
+  broker: BenchKafka,
 ): Promise<RoundFigures> {
   const db = await createTestDatabase(`sender_bench_${replicas}`);
   const ds = createDataSource(db.settings);
@@ -113,7 +108,7 @@ async function round(
       brokers: (process.env['KAFKA_BROKERS'] ?? '').split(','),
       logLevel: logLevel.NOTHING,
     });
-    await ensureTopics(kafka, AllTopics, 1, names);
+    await ensureTopics(kafka, AllTopics, broker.replication, names);
     const env = serviceEnv(db.settings.database, namespace);
     const simulatorProcess = await startServiceProcess({
       app: 'provider-simulator',
@@ -135,7 +130,7 @@ async function round(
     // Started before the replicas: the first one ready sends while the others still start.
     const cpu = new CpuMeter({
       'provider-simulator': simulatorProcess.process.pid,
-      kafka: brokerPid,
+      ...broker.pids,
       [databaseLabel(host)]: databaseServerPid(db.settings.port),
       redis: findProcess('redis-server'),
       'bench driver': process.pid,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AllTopics, type MessageStatusV1, Topics } from '@ums/contracts';
+import { AllTopics, type DeadLetterV1, type MessageStatusV1, Topics } from '@ums/contracts';
 import {
   createDataSource,
   ensureTopics,
@@ -11,17 +11,22 @@ import {
   runPendingMigrations,
 } from '@ums/platform';
 import {
-  createTestDatabase,
+  type KafkaClusterHandle,
+  type MariadbServerHandle,
   messageStatesOf,
+  type RedisServerHandle,
   runRowOf,
   type RunRow,
-  type KafkaBrokerHandle,
   serviceEnv,
   type ServiceProcess,
   SimulatorClient,
   type SimulatorStats,
-  startKafkaBroker,
+  startKafkaCluster,
+  startMariadbServer,
+  startRedisServer,
   startServiceProcess,
+  TcpProxy,
+  type TestMysqlSettings,
 } from '@ums/testing';
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
 import type { DataSource } from 'typeorm';
@@ -42,21 +47,35 @@ export interface SimulatorCallbackStats {
 
 export type SimulatorStatsWithCallbacks = SimulatorStats & { readonly callbacks: SimulatorCallbackStats };
 
+export type ChaosService =
+  'scheduler' | 'expander' | 'ingest' | 'dispatcher' | 'simulator' | `sender-${string}`;
+
 export interface ChaosStackOptions {
   readonly label: string;
   readonly senderReplicas: readonly string[];
   /** SENDER_MAX_CLAIMED_MESSAGES of every sender replica: what one kill can leave UNKNOWN at most. */
   readonly senderMaxClaimed: number;
+  /** The service whose MySQL connections go through a TCP proxy that the test can cut. */
+  readonly cutOff: ChaosService;
 }
 
-export type ChaosService =
-  'scheduler' | 'expander' | 'ingest' | 'dispatcher' | 'simulator' | `sender-${string}`;
+/** The test's own infrastructure: a three-node Kafka cluster, a mariadbd, a redis-server, a TCP proxy. */
+interface ChaosInfrastructure {
+  readonly dir: string;
+  readonly cluster: KafkaClusterHandle;
+  readonly mariadb: MariadbServerHandle;
+  readonly redis: RedisServerHandle;
+  /** Between options.cutOff and the mariadbd. */
+  readonly proxy: TcpProxy;
+}
 
 /**
- * The whole pipeline as processes on a Kafka broker of its own (the shared broker of the Jest run
- * serves other suites and must never be restarted): campaign-scheduler, batch-expander, notification
- * sender replicas, webhook-ingest, webhook-dispatcher and the provider simulator, on a fresh database
- * (migrated) and a fresh topic namespace. Settings are test-sized so that kills heal within seconds.
+ * The whole pipeline as processes on infrastructure of its own, so that the test may break it without
+ * disturbing the machine's servers or other suites: a three-node Kafka cluster (replication 3,
+ * min.insync.replicas 2), a mariadbd and a redis-server on free ports, and a TCP proxy between one
+ * service and that mariadbd. campaign-scheduler, batch-expander, notification-sender replicas,
+ * webhook-ingest, webhook-dispatcher and the provider simulator run on a fresh database (migrated)
+ * and a fresh topic namespace. Settings are test-sized so that kills heal within seconds.
  */
 export class ChaosStack {
   readonly services = new Map<ChaosService, ServiceProcess>();
@@ -65,36 +84,44 @@ export class ChaosStack {
   simulator!: SimulatorClient;
 
   private constructor(
-    readonly broker: KafkaBrokerHandle,
-    private readonly brokerDir: string,
+    readonly infra: ChaosInfrastructure,
     readonly kafka: Kafka,
     readonly namespace: string,
     readonly names: KafkaNames,
-    readonly db: Awaited<ReturnType<typeof createTestDatabase>>,
+    readonly database: TestMysqlSettings,
     readonly ds: DataSource,
     private readonly options: ChaosStackOptions,
   ) {}
 
   static async start(options: ChaosStackOptions): Promise<ChaosStack> {
-    const brokerDir = mkdtempSync(join(tmpdir(), `ums-${options.label}-kafka-`));
-    const broker = await startKafkaBroker({ dataDir: brokerDir, heapMb: 512 });
-    const kafka = new Kafka({
-      clientId: `${options.label}-test`,
-      brokers: [broker.brokers],
-      logLevel: logLevel.NOTHING,
-      // The broker is restarted during the test: the test's own clients ride that out.
-      retry: { retries: 30, initialRetryTime: 300, maxRetryTime: 2_000 },
-    });
-    const namespace = `t-${randomBytes(4).toString('hex')}`;
-    const names = new KafkaNames(namespace);
-    await ensureTopics(kafka, AllTopics, 1, names);
-    const db = await createTestDatabase(options.label);
-    const ds = createDataSource(db.settings);
-    await ds.initialize();
-    await runPendingMigrations(ds);
-    const stack = new ChaosStack(broker, brokerDir, kafka, namespace, names, db, ds, options);
-    await stack.startServices();
-    return stack;
+    const infra = await startInfrastructure(options.label);
+    try {
+      const kafka = new Kafka({
+        clientId: `${options.label}-test`,
+        brokers: infra.cluster.brokers.split(','),
+        logLevel: logLevel.NOTHING,
+        // A node is killed during the test: the test's own clients ride that out.
+        retry: { retries: 30, initialRetryTime: 300, maxRetryTime: 2_000 },
+      });
+      const namespace = `t-${randomBytes(4).toString('hex')}`;
+      const names = new KafkaNames(namespace);
+      // As `create-topics --replication 3` does: min.insync.replicas 2 with it.
+      await ensureTopics(kafka, AllTopics, infra.cluster.replicationFactor, names);
+      const database = await infra.mariadb.createDatabase(options.label);
+      const ds = createDataSource({ ...database, poolSize: 3 });
+      await ds.initialize();
+      await runPendingMigrations(ds);
+      const stack = new ChaosStack(infra, kafka, namespace, names, database, ds, options);
+      await stack.startServices();
+      return stack;
+    } catch (error: unknown) {
+      await stopInfrastructure(infra);
+      throw error;
+    }
+  }
+
+  get cluster(): KafkaClusterHandle {
+    return this.infra.cluster;
   }
 
   service(name: ChaosService): ServiceProcess {
@@ -110,6 +137,23 @@ export class ChaosStack {
   /** A service that exited without being told to (a crash), if any. */
   crashed(): string[] {
     return [...this.services.values()].flatMap((s) => s.process.exitedUnexpectedly() ?? []);
+  }
+
+  /** The services that answer /health/ready with 200 now. */
+  async notReady(): Promise<ChaosService[]> {
+    const states = await Promise.all(
+      [...this.services].map(async ([name, service]) => {
+        try {
+          const response = await fetch(`${service.managementUrl}/health/ready`, {
+            signal: AbortSignal.timeout(2_000),
+          });
+          return response.status === 200 ? [] : [name];
+        } catch {
+          return [name];
+        }
+      }),
+    );
+    return states.flat();
   }
 
   async simulatorStats(credentialId: string): Promise<SimulatorStatsWithCallbacks> {
@@ -133,21 +177,30 @@ export class ChaosStack {
     return rows.map((r) => ({ id: String(r.id), state: r.state }));
   }
 
-  async stop(): Promise<void> {
-    await Promise.all([...this.services.values()].map((s) => s.process.stop()));
-    await this.broker.stop();
-    await this.ds.destroy();
-    await this.db.drop();
-    rmSync(this.brokerDir, { recursive: true, force: true });
+  /** Every topic of this stack's namespace. */
+  topics(): string[] {
+    return AllTopics.map((t) => this.names.topic(t.name));
   }
 
-  private env(extra: Record<string, string>): Record<string, string> {
+  async stop(): Promise<void> {
+    await Promise.all([...this.services.values()].map((s) => s.process.stop()));
+    await this.ds.destroy().catch(() => undefined);
+    await stopInfrastructure(this.infra);
+  }
+
+  private env(name: ChaosService, extra: Record<string, string>): Record<string, string> {
+    const port = name === this.options.cutOff ? this.infra.proxy.port : this.database.port;
     return {
-      ...serviceEnv(this.db.settings.database, this.namespace),
+      ...serviceEnv(this.database.database, this.namespace),
       AUTH_OPERATOR_KEY: this.operatorKey,
-      KAFKA_BROKERS: this.broker.brokers,
-      // Longer than serviceEnv's 6 s: with ten processes on two cores a starved member must not be
-      // taken for dead (a rebalance storm); a killed one's partitions still move on within 10 s.
+      KAFKA_BROKERS: this.infra.cluster.brokers,
+      MYSQL_HOST: this.database.host,
+      MYSQL_PORT: String(port),
+      MYSQL_USER: this.database.user,
+      MYSQL_PASSWORD: this.database.password,
+      REDIS_URL: this.infra.redis.url,
+      // Longer than serviceEnv's 6 s: with ten processes and three JVMs on two cores a starved member
+      // must not be taken for dead (a rebalance storm); a killed one's partitions still move on within 10 s.
       KAFKA_SESSION_TIMEOUT_MS: '10000',
       ...extra,
     };
@@ -163,43 +216,12 @@ export class ChaosStack {
       this.services.set(
         name,
         // Generous: on a shared two-core machine a Node process can take a minute to come up.
-        await startServiceProcess({ app, instance, env: this.env(extra), readyTimeoutMs: 240_000 }),
+        await startServiceProcess({ app, instance, env: this.env(name, extra), readyTimeoutMs: 240_000 }),
       );
     };
-    await Promise.all([
-      start('simulator', 'provider-simulator', {
-        LOG_LEVEL: 'warn',
-        // A real provider keeps retrying a callback for a long time (Meta: days) while our ingest or
-        // Kafka is down; the simulator's default (4 attempts from 500 ms) would give up within
-        // seconds. 20 attempts from 250 ms doubling span well over an hour: a provider that keeps
-        // retrying, with the first retries soon enough to land within the test.
-        SIMULATOR_CALLBACK_MAX_ATTEMPTS: '20',
-        SIMULATOR_CALLBACK_RETRY_BASE_MS: '250',
-        SIMULATOR_CALLBACK_TIMEOUT_MS: '5000',
-      }),
-      start('scheduler', 'campaign-scheduler', {
-        SCHEDULER_TICK_MS: '200',
-        SWEEPER_TICK_MS: '200',
-        // A killed expander's checkpoint goes stale within seconds and the sweeper re-requests the run.
-        CHECKPOINT_DEADLINE_MS: '3000',
-        RUN_MAX_ATTEMPTS: '200',
-      }),
-      start('expander', 'batch-expander', {
-        EXPANDER_POLL_MS: '100',
-        EXPANDER_BATCHES_PER_STEP: '2',
-        // A short window ahead of the senders: the expander works through the whole run, so it can be killed mid-way.
-        EXPANDER_MAX_BATCHES_AHEAD: '10',
-      }),
-      start('ingest', 'webhook-ingest', { INGEST_PUBLISH_TIMEOUT_MS: '2000' }),
-      start('dispatcher', 'webhook-dispatcher', {
-        WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true',
-        WEBHOOK_RETRY_DELAYS_MS: '300,600,1200,2400,4800',
-        WEBHOOK_RETRY_JITTER: '0.1',
-        WEBHOOK_SUBSCRIBER_REFRESH_MS: '200',
-        WEBHOOK_SWEEP_TICK_MS: '500',
-        WEBHOOK_PENDING_LEASE_MS: '4000',
-      }),
-    ]);
+    await Promise.all(
+      Object.entries(SERVICE_SETTINGS).map(([name, [app, extra]]) => start(name as ChaosService, app, extra)),
+    );
     await Promise.all(
       this.options.senderReplicas.map((replica) =>
         start(
@@ -207,7 +229,11 @@ export class ChaosStack {
           'notification-sender',
           {
             RATE_LIMIT_KEY_PREFIX: `t:${this.namespace}:`,
-            SENDER_CLAIM_TIMEOUT_MS: '5000',
+            // The shortest claim the sender accepts for these timeouts: 2 x (1 s + 2 x 1.5 s) + 1 s.
+            SENDER_CLAIM_TIMEOUT_MS: '9000',
+            SENDER_CLAIM_RECORD_MARGIN_MS: '1000',
+            PROVIDER_CONNECT_TIMEOUT_MS: '1000',
+            PROVIDER_HTTP_TIMEOUT_MS: '1500',
             SENDER_CLAIM_SWEEP_MS: '500',
             SENDER_MAX_CLAIMED_MESSAGES: String(this.options.senderMaxClaimed),
           },
@@ -219,43 +245,133 @@ export class ChaosStack {
   }
 }
 
+/** The services other than the senders: app and test-sized settings. */
+const SERVICE_SETTINGS: Record<string, readonly [string, Record<string, string>]> = {
+  simulator: [
+    'provider-simulator',
+    {
+      LOG_LEVEL: 'warn',
+      // A real provider keeps retrying a callback for a long time (Meta: days) while our ingest or
+      // Kafka is down; the simulator's default (4 attempts from 500 ms) would give up within
+      // seconds. 20 attempts from 250 ms doubling span well over an hour: a provider that keeps
+      // retrying, with the first retries soon enough to land within the test.
+      SIMULATOR_CALLBACK_MAX_ATTEMPTS: '20',
+      SIMULATOR_CALLBACK_RETRY_BASE_MS: '250',
+      SIMULATOR_CALLBACK_TIMEOUT_MS: '5000',
+    },
+  ],
+  scheduler: [
+    'campaign-scheduler',
+    {
+      SCHEDULER_TICK_MS: '200',
+      SWEEPER_TICK_MS: '200',
+      // A killed expander's checkpoint goes stale within seconds and the sweeper re-requests the run.
+      CHECKPOINT_DEADLINE_MS: '3000',
+      RUN_MAX_ATTEMPTS: '200',
+    },
+  ],
+  expander: [
+    'batch-expander',
+    {
+      EXPANDER_POLL_MS: '100',
+      EXPANDER_BATCHES_PER_STEP: '2',
+      // A short window ahead of the senders: the expander works through the whole run, so it can be killed mid-way.
+      EXPANDER_MAX_BATCHES_AHEAD: '10',
+    },
+  ],
+  ingest: ['webhook-ingest', { INGEST_PUBLISH_TIMEOUT_MS: '2000' }],
+  dispatcher: [
+    'webhook-dispatcher',
+    {
+      WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true',
+      WEBHOOK_RETRY_DELAYS_MS: '300,600,1200,2400,4800',
+      WEBHOOK_RETRY_JITTER: '0.1',
+      WEBHOOK_SUBSCRIBER_REFRESH_MS: '200',
+      WEBHOOK_SWEEP_TICK_MS: '500',
+      WEBHOOK_PENDING_LEASE_MS: '4000',
+    },
+  ],
+};
+
+async function startInfrastructure(label: string): Promise<ChaosInfrastructure> {
+  const dir = mkdtempSync(join(tmpdir(), `ums-${label}-`));
+  const started = await Promise.allSettled([
+    startKafkaCluster({ dataDir: join(dir, 'kafka'), heapMb: 448 }),
+    startMariadbServer({ dir: join(dir, 'mariadb') }),
+    startRedisServer({ dir: join(dir, 'redis') }),
+  ]);
+  const [cluster, mariadb, redis] = started;
+  if (cluster.status === 'rejected' || mariadb.status === 'rejected' || redis.status === 'rejected') {
+    if (cluster.status === 'fulfilled') await cluster.value.stop();
+    if (mariadb.status === 'fulfilled') await mariadb.value.stop();
+    if (redis.status === 'fulfilled') await redis.value.stop();
+    rmSync(dir, { recursive: true, force: true });
+    const failed = started.find((s) => s.status === 'rejected');
+    throw failed?.reason;
+  }
+  const proxy = await TcpProxy.start({ targetHost: mariadb.value.host, targetPort: mariadb.value.port });
+  return { dir, cluster: cluster.value, mariadb: mariadb.value, redis: redis.value, proxy };
+}
+
+/** Stops everything the test started, each even when another fails to stop. */
+async function stopInfrastructure(infra: ChaosInfrastructure): Promise<void> {
+  await Promise.allSettled([
+    infra.proxy.stop(),
+    infra.cluster.stop(),
+    infra.mariadb.stop(),
+    infra.redis.stop(),
+  ]);
+  rmSync(infra.dir, { recursive: true, force: true });
+}
+
+/**
+ * Reads a topic from the beginning in a group of its own, parsing each record's JSON value.
+ */
+abstract class TopicRecorder<V> {
+  private consumer: Consumer | undefined;
+
+  protected async listen(kafka: Kafka, topic: string, label: string): Promise<void> {
+    const consumer = kafka.consumer({
+      groupId: `chaos-${label}-${randomBytes(3).toString('hex')}`,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1_000,
+    });
+    this.consumer = consumer;
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      partitionsConsumedConcurrently: 12,
+      eachMessage: ({ message }) => {
+        if (message.value !== null) this.record(JSON.parse(message.value.toString('utf8')) as V);
+        return Promise.resolve();
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+  }
+
+  protected abstract record(value: V): void;
+}
+
 /**
  * Reads the status topic from the beginning and keeps each event once by its event id (a re-published
  * event has the same id), counting the copies.
  */
-export class StatusTopicRecorder {
+export class StatusTopicRecorder extends TopicRecorder<MessageStatusV1> {
   readonly events = new Map<string, MessageStatusV1>();
   /** Statuses seen per message id. */
   readonly statuses = new Map<string, Set<string>>();
   copies = 0;
 
-  private constructor(private readonly consumer: Consumer) {}
-
   static async start(kafka: Kafka, names: KafkaNames): Promise<StatusTopicRecorder> {
-    const consumer = kafka.consumer({
-      groupId: `chaos-status-recorder-${randomBytes(3).toString('hex')}`,
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1_000,
-    });
-    const recorder = new StatusTopicRecorder(consumer);
-    await consumer.connect();
-    await consumer.subscribe({ topic: names.topic(Topics.messageStatus.name), fromBeginning: true });
-    await consumer.run({
-      partitionsConsumedConcurrently: 12,
-      eachMessage: ({ message }) => {
-        if (message.value !== null)
-          recorder.record(JSON.parse(message.value.toString('utf8')) as MessageStatusV1);
-        return Promise.resolve();
-      },
-    });
+    const recorder = new StatusTopicRecorder();
+    await recorder.listen(kafka, names.topic(Topics.messageStatus.name), 'status-recorder');
     return recorder;
   }
 
-  async stop(): Promise<void> {
-    await this.consumer.disconnect();
-  }
-
-  private record(event: MessageStatusV1): void {
+  protected record(event: MessageStatusV1): void {
     this.copies++;
     this.events.set(event.eventId, event);
     const seen = this.statuses.get(event.messageId) ?? new Set<string>();
@@ -264,4 +380,34 @@ export class StatusTopicRecorder {
   }
 }
 
-export { createTenantApiKey, keyedApi, registerInternalSubscriber } from '../stack/pipeline-campaign';
+/** Every dead letter of the namespace: in this test every record is valid, so each one is a finding. */
+export class DeadLetterRecorder extends TopicRecorder<DeadLetterV1> {
+  readonly letters: DeadLetterV1[] = [];
+
+  static async start(kafka: Kafka, names: KafkaNames): Promise<DeadLetterRecorder> {
+    const recorder = new DeadLetterRecorder();
+    await recorder.listen(kafka, names.topic(Topics.deadLetters.name), 'dead-letter-recorder');
+    return recorder;
+  }
+
+  /** Dead letters by source topic (namespace left off) and error code. */
+  summary(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const letter of this.letters) {
+      const key = `${letter.sourceTopic.replace(/^.*?(ums\.)/, '$1')}:${letter.errorCode}`;
+      counts[key] = (counts[key] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  protected record(letter: DeadLetterV1): void {
+    this.letters.push(letter);
+  }
+}
+
+export {
+  createTenantApiKey,
+  type KeyedApi,
+  keyedApi,
+  registerInternalSubscriber,
+} from '../stack/pipeline-campaign';

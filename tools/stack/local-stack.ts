@@ -4,9 +4,12 @@ import {
   compiledEntry,
   freePort,
   type KafkaBrokerHandle,
+  type KafkaClusterHandle,
   ManagedProcess,
   runningDetachedBroker,
+  runningDetachedCluster,
   startKafkaBroker,
+  startKafkaCluster,
   waitUntil,
   workspaceRoot,
 } from '@ums/testing';
@@ -33,6 +36,11 @@ export interface LocalStackOptions {
   readonly kafkaDataDir: string;
   /** Port for a broker started here (a free one when omitted). */
   readonly kafkaPort?: number;
+  /**
+   * Kafka nodes to start here: 1 (default), or 3 for a KRaft cluster on loopback (free ports; topics
+   * replicated three times with min.insync.replicas 2), as `--brokers 3` asks.
+   */
+  readonly kafkaNodes?: 1 | 3;
   /** Kafka and the services outlive this process (`--keep`); stop them with `npm run infra:down`. */
   readonly keepRunning?: boolean;
   readonly mysqlDatabase: string;
@@ -76,9 +84,11 @@ export interface LocalStack {
   readonly broker: KafkaBrokerHandle | undefined;
   /** How often each service (by label) has been restarted after it died; only services restarted. */
   readonly restarts: Readonly<Record<string, number>>;
+  /** The three-node cluster this stack started (kafkaNodes 3), if any. */
+  readonly cluster: KafkaClusterHandle | undefined;
   /**
-   * SIGTERM every service and wait for each to drain, then stop the broker if this stack started it
-   * attached: services before Kafka, so that they commit and flush instead of timing out.
+   * SIGTERM every service and wait for each to drain, then stop the broker (or cluster) if this stack
+   * started it attached: services before Kafka, so that they commit and flush instead of timing out.
    */
   stop(): Promise<Record<string, number | null>>;
 }
@@ -108,10 +118,21 @@ export function stackUrls(stack: Pick<LocalStack, 'services'>): PipelineUrls {
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const step = options.onStep ?? (() => undefined);
   let broker: KafkaBrokerHandle | undefined;
+  let cluster: KafkaClusterHandle | undefined;
+  const replication = options.kafkaNodes ?? 1;
+  const runningDetached = replication === 3 ? runningDetachedCluster : runningDetachedBroker;
   let brokers =
     options.kafkaBrokers ??
-    (options.keepRunning === true ? runningDetachedBroker(options.kafkaDataDir) : undefined);
-  if (brokers === undefined) {
+    (options.keepRunning === true ? runningDetached(options.kafkaDataDir) : undefined);
+  if (brokers === undefined && replication === 3) {
+    step('starting Kafka (three-node KRaft cluster)');
+    cluster = await startKafkaCluster({
+      dataDir: options.kafkaDataDir,
+      detached: options.keepRunning,
+      heapMb: 512,
+    });
+    brokers = cluster.brokers;
+  } else if (brokers === undefined) {
     step('starting Kafka (single-node KRaft)');
     broker = await startKafkaBroker({
       dataDir: options.kafkaDataDir,
@@ -136,7 +157,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   step('migrating the schema');
   await runJob('migrate', 'tools/migrate.ts', ['up'], env, options.logDir);
   step('creating topics from the contracts');
-  await runJob('create-topics', 'tools/create-topics.ts', [], env, options.logDir);
+  await runJob(
+    'create-topics',
+    'tools/create-topics.ts',
+    ['--replication', String(replication)],
+    env,
+    options.logDir,
+  );
 
   // A fresh one per run (umso_ and 32 random bytes in base64url): no fixed key to leak or reuse.
   const operatorKey = newOperatorKey();
@@ -185,10 +212,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     services,
     broker,
     restarts: supervision.restarts,
+    cluster,
     stop: async () => {
       supervision.stopping = true;
       const codes = await Promise.all(services.map(async (s) => [s.label, await s.process.stop()] as const));
       if (broker !== undefined && options.keepRunning !== true) await broker.stop();
+      if (cluster !== undefined && options.keepRunning !== true) await cluster.stop();
       return Object.fromEntries(codes);
     },
   };

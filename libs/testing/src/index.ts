@@ -1,6 +1,7 @@
 export * from './http/json-call';
 export * from './kafka/hostile-records';
 export * from './kafka/kafka-broker';
+export * from './kafka/kafka-cluster';
 export * from './kafka/test-kafka';
 export * from './mysql';
 export * from './pipeline/batch-probe';
@@ -16,3 +17,5 @@ export * from './redis/test-redis';
 export * from './workspace-root';
 export * from './pipeline/simulator-client';
 export * from './pipeline/loopback-subscriber';
+export * from './net/tcp-proxy';
+export * from './redis/redis-server';

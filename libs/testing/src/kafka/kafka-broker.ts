@@ -44,6 +44,56 @@ export function kafkaJarsPresent(): boolean {
   return existsSync(join(kafkaLibsDir(), `kafka_2.13-${KAFKA_VERSION}.jar`));
 }
 
+export function assertKafkaJars(): void {
+  if (!kafkaJarsPresent()) {
+    throw new Error(
+      `Kafka jars not found in ${kafkaLibsDir()}. Fetch them with: mvn -q -f deploy/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=${kafkaLibsDir()} (npm test and npm run demo do this for you).`,
+    );
+  }
+}
+
+/** A KRaft cluster id: 16 random bytes in base64url, never starting with '-' (read as an option, 1 in 64). */
+export function newKafkaClusterId(): string {
+  return randomBytes(16).toString('base64url').replace(/^-/, 'A');
+}
+
+/** Formats the KRaft storage of dataDir/server.properties (writing dataDir/log4j.properties first). */
+export function formatKafkaStorage(dataDir: string, clusterId: string): void {
+  writeFileSync(join(dataDir, 'log4j.properties'), LOG4J);
+  execFileSync(
+    'java',
+    [
+      '-cp',
+      `${kafkaLibsDir()}/*`,
+      `-Dlog4j.configuration=file:${join(dataDir, 'log4j.properties')}`,
+      'kafka.tools.StorageTool',
+      'format',
+      '--ignore-formatted',
+      '-t',
+      clusterId,
+      '-c',
+      join(dataDir, 'server.properties'),
+    ],
+    { stdio: 'pipe' },
+  );
+}
+
+/** The JVM command line of a broker whose server.properties and log4j.properties are in dataDir. */
+export function kafkaJvmArgs(dataDir: string, heapMb: number): string[] {
+  return [
+    `-Xms${Math.min(256, heapMb)}m`,
+    `-Xmx${heapMb}m`,
+    '-XX:+UseG1GC',
+    '-XX:MaxGCPauseMillis=20',
+    '-Djava.awt.headless=true',
+    `-Dlog4j.configuration=file:${join(dataDir, 'log4j.properties')}`,
+    '-cp',
+    `${kafkaLibsDir()}/*`,
+    'kafka.Kafka',
+    join(dataDir, 'server.properties'),
+  ];
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -64,11 +114,7 @@ export async function freePort(): Promise<number> {
  * fetched into .cache/kafka/libs, and resolves when it answers metadata requests.
  */
 export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<KafkaBrokerHandle> {
-  if (!kafkaJarsPresent()) {
-    throw new Error(
-      `Kafka jars not found in ${kafkaLibsDir()}. Fetch them with: mvn -q -f deploy/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=${kafkaLibsDir()} (npm test and npm run demo do this for you).`,
-    );
-  }
+  assertKafkaJars();
   const port = options.port ?? (await freePort());
   // The OS may hand the same just-released port out twice: the two listeners must differ.
   let controllerPort = options.controllerPort ?? (await freePort());
@@ -77,44 +123,14 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Kaf
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, 'server.properties'), serverProperties(port, controllerPort, dataDir));
   writeFileSync(join(dataDir, 'log4j.properties'), LOG4J);
-  if (!existsSync(join(dataDir, 'logs', 'meta.properties'))) {
-    // A cluster id is 16 bytes in base64url; one starting with '-' would be read as an option (1 in 64 runs).
-    const clusterId = randomBytes(16).toString('base64url').replace(/^-/, 'A');
-    execFileSync(
-      'java',
-      [
-        '-cp',
-        `${kafkaLibsDir()}/*`,
-        `-Dlog4j.configuration=file:${join(dataDir, 'log4j.properties')}`,
-        'kafka.tools.StorageTool',
-        'format',
-        '--ignore-formatted',
-        '-t',
-        clusterId,
-        '-c',
-        join(dataDir, 'server.properties'),
-      ],
-      { stdio: 'pipe' },
-    );
-  }
+  if (!existsSync(join(dataDir, 'logs', 'meta.properties'))) formatKafkaStorage(dataDir, newKafkaClusterId());
 
   const brokers = `127.0.0.1:${port}`;
   const heap = options.heapMb ?? 768;
   const broker = new ManagedProcess({
     name: 'kafka',
     command: 'java',
-    args: [
-      '-Xms256m',
-      `-Xmx${heap}m`,
-      '-XX:+UseG1GC',
-      '-XX:MaxGCPauseMillis=20',
-      '-Djava.awt.headless=true',
-      `-Dlog4j.configuration=file:${join(dataDir, 'log4j.properties')}`,
-      '-cp',
-      `${kafkaLibsDir()}/*`,
-      'kafka.Kafka',
-      join(dataDir, 'server.properties'),
-    ],
+    args: kafkaJvmArgs(dataDir, heap),
     logFile: join(dataDir, 'kafka.out'),
     detached: options.detached,
   });
@@ -147,9 +163,22 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Kaf
   };
 }
 
-/** Stops a broker started with `detached: true` (possibly by another process) from its pid file. */
+/**
+ * Stops a broker started with `detached: true` (possibly by another process) from its pid file, and
+ * the nodes of a detached three-node cluster in dataDir/cluster (startKafkaCluster) with it.
+ */
 export async function stopDetachedBroker(dataDir: string): Promise<boolean> {
-  const pidFile = join(dataDir, 'kafka.pid');
+  const dirs = [dataDir, ...[1, 2, 3].map((id) => kafkaClusterNodeDir(dataDir, id))];
+  const stopped = await Promise.all(dirs.map((dir) => stopByPidFile(join(dir, 'kafka.pid'))));
+  return stopped.some(Boolean);
+}
+
+/** Where node `id` of a three-node cluster in dataDir keeps its data (kafka-cluster.ts). */
+export function kafkaClusterNodeDir(dataDir: string, id: number): string {
+  return join(dataDir, 'cluster', `node-${id}`);
+}
+
+async function stopByPidFile(pidFile: string): Promise<boolean> {
   if (!existsSync(pidFile)) return false;
   const pid = Number(readFileSync(pidFile, 'utf8'));
   rmSync(pidFile);
@@ -169,6 +198,12 @@ export function runningDetachedBroker(dataDir: string): string | undefined {
     readFileSync(join(dataDir, 'server.properties'), 'utf8'),
   );
   return match?.[1];
+}
+
+/** The brokers of a detached three-node cluster in dataDir whose nodes all still run, if any. */
+export function runningDetachedCluster(dataDir: string): string | undefined {
+  const nodes = [1, 2, 3].map((id) => runningDetachedBroker(kafkaClusterNodeDir(dataDir, id)));
+  return nodes.every((n) => n !== undefined) ? nodes.join(',') : undefined;
 }
 
 export async function waitForBroker(brokers: string, timeoutMs: number): Promise<void> {
@@ -230,7 +265,7 @@ log.retention.check.interval.ms=60000
 `;
 }
 
-const LOG4J = `log4j.rootLogger=WARN, stdout
+export const LOG4J = `log4j.rootLogger=WARN, stdout
 log4j.logger.kafka.server.KafkaRaftServer=INFO
 log4j.logger.kafka.server.BrokerServer=INFO
 log4j.appender.stdout=org.apache.log4j.ConsoleAppender

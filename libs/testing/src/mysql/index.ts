@@ -1,3 +1,4 @@
 export * from './test-database';
 export * from './message-states';
 export * from './run-row';
+export * from './mariadb-server';

@@ -1,0 +1,34 @@
+import { rmSync } from 'node:fs';
+import { startKafkaBroker, startKafkaCluster } from '@ums/testing';
+import { kafkaNodesArg } from '../stack/kafka-nodes-arg';
+
+export interface BenchKafka {
+  /** Replication of the topics the bench creates: one copy per node (`--brokers 3`: 3). */
+  readonly replication: 1 | 3;
+  /** The JVM of each node started here (`kafka`, or `kafka-1` to `kafka-3`); empty when KAFKA_BROKERS was given. */
+  readonly pids: Readonly<Record<string, number | undefined>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The Kafka a stage benchmark runs on: the cluster KAFKA_BROKERS names, or one started here in dataDir
+ * (a single broker, or three nodes with `--brokers 3`), whose brokers it then sets as KAFKA_BROKERS.
+ */
+export async function startBenchKafka(dataDir: string): Promise<BenchKafka> {
+  const replication = kafkaNodesArg(process.argv);
+  if ((process.env['KAFKA_BROKERS'] ?? '') !== '')
+    return { replication, pids: {}, stop: () => Promise.resolve() };
+  rmSync(dataDir, { recursive: true, force: true });
+  if (replication === 3) {
+    const cluster = await startKafkaCluster({ dataDir, heapMb: 512 });
+    process.env['KAFKA_BROKERS'] = cluster.brokers;
+    return {
+      replication,
+      pids: Object.fromEntries(cluster.nodes.map((node) => [`kafka-${node.id}`, node.pid])),
+      stop: () => cluster.stop(),
+    };
+  }
+  const broker = await startKafkaBroker({ dataDir, heapMb: 768 });
+  process.env['KAFKA_BROKERS'] = broker.brokers;
+  return { replication, pids: { kafka: broker.pid }, stop: () => broker.stop() };
+}
