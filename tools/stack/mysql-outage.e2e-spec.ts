@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   AllTopics,
   Channel,
@@ -11,15 +14,16 @@ import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from
 import {
   bearer,
   LoopbackSubscriber,
+  type MariadbServerHandle,
   serviceEnv,
   type ServiceProcess,
+  startMariadbServer,
   startServiceProcess,
   sumMetric,
   TEST_OPERATOR_KEY,
   testKafka,
   waitUntil,
 } from '@ums/testing';
-import { OwnMariadbServer } from './test/own-mariadb-server';
 
 jest.setTimeout(300_000);
 
@@ -48,14 +52,15 @@ interface Readiness {
  * the APIs answer 503 with a code (never 500, never a host or SQL), and they work again afterwards.
  */
 describe('a MariaDB restart under every service (real processes, own mariadbd)', () => {
-  let mariadb: OwnMariadbServer;
+  let mariadb: MariadbServerHandle;
+  const mariadbDir = mkdtempSync(join(tmpdir(), 'ums-outage-mariadb-'));
   const services = new Map<App, ServiceProcess>();
   const database = `ums_outage_${randomBytes(4).toString('hex')}`;
   let names: KafkaNames;
   let subscriber: LoopbackSubscriber | undefined;
 
   beforeAll(async () => {
-    mariadb = await OwnMariadbServer.start();
+    mariadb = await startMariadbServer({ dir: mariadbDir, bufferPoolMb: 64 });
     await mariadb.createDatabase(database);
     const ds = createDataSource(mariadb.settings(database));
     await ds.initialize();
@@ -98,7 +103,8 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
   afterAll(async () => {
     await Promise.all([...services.values()].map((s) => s.process.stop()));
     await subscriber?.stop();
-    await mariadb?.destroy();
+    await mariadb?.stop();
+    rmSync(mariadbDir, { recursive: true, force: true });
   });
 
   const service = (app: App): ServiceProcess => {
@@ -146,7 +152,7 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
     }).toEqual({ scheduler: 200, dispatcher: 200, ingest: 404 });
 
     const downAt = Date.now();
-    await mariadb.pause();
+    await mariadb.stop();
     for (const app of APPS) {
       const notReady = await waitUntil(
         `${app} not ready`,
@@ -174,7 +180,7 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, downAt + OUTAGE_MS - Date.now())));
     expect(alive()).toEqual(Object.fromEntries(APPS.map((app) => [app, true])));
 
-    await mariadb.resume();
+    await mariadb.start();
     for (const app of APPS) {
       await waitUntil(`${app} ready again`, async () => (await readiness(app)).status === 200, {
         timeoutMs: 60_000,
@@ -250,9 +256,9 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
       await waitUntil('every delivery stored', async () => (await states())['PENDING'] === ids.length),
     ).toBe(true);
     const downAt = Date.now();
-    await mariadb.pause();
+    await mariadb.stop();
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, downAt + OUTAGE_MS - Date.now())));
-    await mariadb.resume();
+    await mariadb.start();
     // Written well within the lease: the sweeper never takes them, so nothing is sent twice.
     const settled = await waitUntil(
       'every delivery recorded DELIVERED',

@@ -1,6 +1,6 @@
-import { sumMetric, waitUntil } from '@ums/testing';
+import { join } from 'node:path';
+import { type RedisServerHandle, startRedisServer, sumMetric, testLogDir, waitUntil } from '@ums/testing';
 import { DispatcherFixture, statusEvent } from './test/dispatcher-fixture';
-import { OwnRedisServer } from './test/own-redis-server';
 
 jest.setTimeout(180_000);
 
@@ -14,11 +14,11 @@ const SWEEP_TICK_MS = 200;
  * back the failures kept meanwhile are counted and the tombstone is decided.
  */
 describe('webhook-dispatcher: failure window with its Redis down (real process, own redis-server)', () => {
-  let redis: OwnRedisServer;
+  let redis: RedisServerHandle;
   let fixture: DispatcherFixture;
 
   beforeAll(async () => {
-    redis = await OwnRedisServer.start();
+    redis = await startRedisServer({ dir: join(testLogDir(), `redis-window-outage-${process.pid}`) });
     fixture = await DispatcherFixture.start('dispatcher_redis_outage', {
       REDIS_URL: redis.url,
       WEBHOOK_FAILURE_THRESHOLD: String(THRESHOLD),
@@ -101,7 +101,7 @@ describe('webhook-dispatcher: failure window with its Redis down (real process, 
     // tombstone it now, and they do once Redis is back (empty, as a restarted cache comes back).
     bad.server.mode = { kind: 'ok' };
     const requestsBefore = bad.server.requests;
-    await redis.resume();
+    await redis.start();
     await waitUntil('the bad subscriber tombstoned', async () => (await subscriberState(bad.id)) === 'DEAD', {
       timeoutMs: 30_000,
       abortIf: fixture.dispatcher.process.exitedUnexpectedly,

@@ -19,6 +19,8 @@ export interface RedisServerHandle {
   readonly running: boolean;
   /** SIGTERM without saving (nothing is persisted: it comes back empty, as a restarted cache does). */
   stop(): Promise<void>;
+  /** SIGKILL: connections drop at once, as in a crash. */
+  kill(): Promise<void>;
   /** Starts it again after stop(), on the same port, and waits until it answers PING. */
   start(): Promise<void>;
 }
@@ -65,6 +67,7 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Red
     stop: async () => {
       await server.stop(10_000);
     },
+    kill: () => server.kill(),
     start,
   };
 }
