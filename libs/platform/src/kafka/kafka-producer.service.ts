@@ -1,6 +1,7 @@
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { TopicDefinition } from '@ums/contracts';
 import { CompressionTypes, type IHeaders, Kafka, type Producer, type TopicMessages } from 'kafkajs';
+import { UnavailableError } from '../errors/coded-error';
 import { HealthRegistry } from '../health/health-registry';
 import { KafkaMetrics } from './kafka.metrics';
 import { KafkaNames } from './kafka-names';
@@ -28,6 +29,18 @@ interface QueuedPublish {
 const REQUEST_BYTES = 512 * 1024;
 
 /**
+ * Broker answers after which an idempotent kafkajs producer never sends again: its sequence numbers
+ * no longer match the partition leader's (a leader moved or restarted and lost the producer's state).
+ * The producer is replaced, and the publish fails as unavailable so that its caller tries again.
+ */
+const PRODUCER_STATE_LOST = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+  'INVALID_PRODUCER_ID_MAPPING',
+]);
+
+/**
  * The one producer of a service: idempotent, acks=all, so a publish that resolved is on every
  * in-sync replica and a retried send never duplicates on the broker. Callers treat a resolved
  * publish as the point after which they may acknowledge upstream (HTTP 2xx, offset commit).
@@ -39,30 +52,20 @@ const REQUEST_BYTES = 512 * 1024;
  */
 @Injectable()
 export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
-  private readonly producer: Producer;
+  private producer: Producer;
   private connected = false;
+  /** Set when a replaced producer has not connected yet (the next request connects it). */
+  private replaced = false;
   private readonly queue: QueuedPublish[] = [];
   private sending = false;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     private readonly metrics: KafkaMetrics,
     health: HealthRegistry,
     private readonly names: KafkaNames,
   ) {
-    // One request in flight keeps ordering per partition with idempotence on kafkajs. Keys land where
-    // kafkajs's default partitioner and Java clients put them (murmur2-partitioner.ts). Retries stay
-    // bounded (the client's retry policy) so a caller learns that Kafka is unavailable (ingest
-    // answers 503) instead of hanging; a publish retried by the caller after that may duplicate on
-    // the broker, which the idempotent consumers absorb.
-    this.producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      createPartitioner: Murmur2Partitioner,
-    });
-    this.producer.on(this.producer.events.CONNECT, () => (this.connected = true));
-    this.producer.on(this.producer.events.DISCONNECT, () => (this.connected = false));
+    this.producer = this.newProducer();
     health.register('kafka-producer', () => ({
       ok: this.connected,
       detail: this.connected ? undefined : 'not connected',
@@ -75,6 +78,48 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.producer.disconnect();
+  }
+
+  /**
+   * One request in flight keeps ordering per partition with idempotence on kafkajs. Keys land where
+   * kafkajs's default partitioner and Java clients put them (murmur2-partitioner.ts). Retries stay
+   * bounded (the client's retry policy) so a caller learns that Kafka is unavailable (ingest
+   * answers 503) instead of hanging; a publish retried by the caller after that may duplicate on
+   * the broker, which the idempotent consumers absorb.
+   */
+  private newProducer(): Producer {
+    const producer = this.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Murmur2Partitioner,
+    });
+    producer.on(producer.events.CONNECT, () => {
+      if (producer === this.producer) this.connected = true;
+    });
+    producer.on(producer.events.DISCONNECT, () => {
+      if (producer === this.producer) this.connected = false;
+    });
+    return producer;
+  }
+
+  /**
+   * Replaces a producer whose sequence state the broker lost; the next request connects the new one.
+   * Returns the error its callers get: unavailable (they try again), with the broker's answer as cause.
+   */
+  private replaceProducer(reason: string, cause: unknown): UnavailableError {
+    const old = this.producer;
+    this.producer = this.newProducer();
+    this.connected = false;
+    this.replaced = true;
+    this.metrics.producerResets.inc({ reason });
+    old.disconnect().catch(() => undefined);
+    return new UnavailableError(
+      'KAFKA_PRODUCER_RESET',
+      `The Kafka producer lost its sequence state (${reason}) and was replaced; publish again`,
+      { dependency: 'kafka' },
+      { cause },
+    );
   }
 
   /** Publishes values (validated by their types), keyed as their topic defines. */
@@ -121,6 +166,10 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
           this.queue.shift();
         }
         try {
+          if (this.replaced) {
+            await this.producer.connect();
+            this.replaced = false;
+          }
           await this.producer.sendBatch({
             acks: -1,
             compression: CompressionTypes.None,
@@ -129,13 +178,26 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
           for (const publish of taken) publish.resolve();
         } catch (error: unknown) {
           // Every call of the request learns it failed (it may be partly on the broker: at least once).
-          for (const publish of taken) publish.reject(error);
+          const lost = producerStateLost(error);
+          const reported = lost === undefined ? error : this.replaceProducer(lost, error);
+          for (const publish of taken) publish.reject(reported);
         }
       }
     } finally {
       this.sending = false;
     }
   }
+}
+
+/** The broker's error type when `error` (or one of its causes) says the producer's state is lost. */
+export function producerStateLost(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth++) {
+    const e = current as Record<string, unknown>;
+    if (typeof e['type'] === 'string' && PRODUCER_STATE_LOST.has(e['type'])) return e['type'];
+    current = e['cause'] ?? e['originalError'];
+  }
+  return undefined;
 }
 
 /** Calls' records per topic, in call order (consecutive calls to one topic share an entry). */

@@ -17,6 +17,7 @@ export class KafkaMetrics {
   readonly dependencyWaits: Counter<'group' | 'dependency'>;
   readonly chunksWaiting: Gauge<'group' | 'dependency'>;
   readonly deadLetterFallbacks: Counter<'group' | 'outcome'>;
+  readonly producerResets: Counter<'reason'>;
 
   constructor(registry: MetricsRegistry) {
     this.produced = new Counter({
@@ -66,6 +67,12 @@ export class KafkaMetrics {
       name: 'ums_kafka_dead_letter_fallbacks_total',
       help: 'Dead letters the broker refused: stored reduced, or dropped after logging their coordinates',
       labelNames: ['group', 'outcome'],
+      registers: [registry],
+    });
+    this.producerResets = new Counter({
+      name: 'ums_kafka_producer_resets_total',
+      help: 'Idempotent producers replaced after the broker lost their sequence state (failover, restart)',
+      labelNames: ['reason'],
       registers: [registry],
     });
   }
