@@ -25,7 +25,7 @@ export interface ConsumeTopicOptions<V extends object> {
   /** A chunk making no progress for longer than this marks the consumer stalled (default 5 min). */
   readonly stallTimeoutMs?: number;
   /**
-   * Longest pause between tries while a dependency is unavailable (default 30 s). Such a failure
+   * Longest pause between tries while a dependency is unavailable (default 2 s). Such a failure
    * never counts as an attempt: the chunk is tried again, its partition held, until it answers.
    */
   readonly dependencyBackoffMaxMs?: number;
