@@ -1,64 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDataSource, isInfrastructureError, runPendingMigrations } from '@ums/platform';
-import { createTestDatabase } from '@ums/testing';
+import { createTestDatabase, type RedisServerHandle, startRedisServer, testLogDir } from '@ums/testing';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { CountingProvider, SendBatchHarness, seedRun, statesOf } from './test/send-batch-harness';
 
-jest.setTimeout(120_000);
+jest.setTimeout(180_000);
 
-/** A redis-server of this test's own on a free port, without persistence: a restart comes back empty. */
-class OwnRedis {
-  private child: ChildProcess | undefined;
-
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}/0`;
-  }
-
-  async start(): Promise<void> {
-    const child = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    this.child = child;
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-        if (output.includes('Ready to accept connections')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output.slice(-500)}`)));
-    });
-    child.stderr?.resume();
-  }
-
-  /** Kills the server as a crash would (its data is gone: nothing was persisted). */
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (child === undefined || child.exitCode !== null) return;
-    this.child = undefined;
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+/** How long Redis stays down, from its crash to its return (the issue's 30 s). */
+const REDIS_OUTAGE_MS = 30_000;
 
 /** Polls a condition the test drives towards (never an assertion on time). */
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -79,7 +30,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 describe('sending through a Redis outage (own redis-server, real MariaDB)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let ds: DataSource;
-  let server: OwnRedis;
+  let server: RedisServerHandle;
   let redis: Redis;
 
   beforeAll(async () => {
@@ -87,8 +38,7 @@ describe('sending through a Redis outage (own redis-server, real MariaDB)', () =
     ds = createDataSource({ ...db.settings, poolSize: 8 });
     await ds.initialize();
     await runPendingMigrations(ds);
-    server = new OwnRedis(await freePort());
-    await server.start();
+    server = await startRedisServer({ dir: join(testLogDir(), `redis-sending-outage-${process.pid}`) });
     // As the platform's connection is set up: commands fail after a few reconnection attempts.
     redis = new Redis(server.url, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
     redis.on('error', () => undefined);
@@ -143,7 +93,8 @@ describe('sending through a Redis outage (own redis-server, real MariaDB)', () =
 
     await until(() => provider.sends.length >= N / 4, 'a quarter is sent');
     expect(allBusy()).toBe(true);
-    await server.stop();
+    await server.kill();
+    const crashedAt = Date.now();
     // Sends granted before the crash may still reach the provider until each worker's batch in
     // flight has failed once: from then on no grant can exist.
     const atStop = [...failures];
@@ -152,9 +103,17 @@ describe('sending through a Redis outage (own redis-server, real MariaDB)', () =
     const sentBeforeWindow = provider.sends.length;
     const atWindow = [...failures];
     await until(() => failures.every((f, w) => f >= (atWindow[w] ?? 0) + 3), 'three more failures each');
+    // Redis stays down for the rest of the outage, every worker still trying; any send meanwhile is recorded.
+    await sleep(Math.max(0, crashedAt + REDIS_OUTAGE_MS - Date.now()));
     provider.refusing = false;
     expect(provider.sends.length).toBe(sentBeforeWindow);
     await server.start();
+    const backAt = Date.now();
+    await until(() => provider.sends.length > sentBeforeWindow, 'sending resumes');
+    process.stdout.write(
+      `redis outage: down ${((backAt - crashedAt) / 1000).toFixed(1)} s, no send in it; first send ` +
+        `${Date.now() - backAt} ms after Redis was back\n`,
+    );
     await driving;
     // Retry-tier releases (none expected) would be handled by the retry consumer.
     for (let round = 0; round < 5; round++) {
