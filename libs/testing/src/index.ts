@@ -19,3 +19,4 @@ export * from './pipeline/simulator-client';
 export * from './pipeline/loopback-subscriber';
 export * from './net/tcp-proxy';
 export * from './redis/redis-server';
+export * from './tls/test-pki';
