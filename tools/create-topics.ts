@@ -2,10 +2,12 @@ import 'reflect-metadata';
 import { AllTopics } from '@ums/contracts';
 import { ensureTopics, KafkaConfig, KafkaNames, loadConfig, processEnv } from '@ums/platform';
 import { Kafka, logLevel } from 'kafkajs';
+import { createTopicsOutcome } from './create-topics.outcome';
 
 /**
  * Creates every topic of the contracts that is missing (partitions, retention), the job a
- * deployment runs before the services. Usage: create-topics [--replication N] (default 1).
+ * deployment runs before the services, and checks the existing ones (create-topics.outcome.ts).
+ * Usage: create-topics [--replication N] (default 1) [--report-only].
  */
 async function main(): Promise<void> {
   const replicationArg = process.argv.indexOf('--replication');
@@ -18,10 +20,10 @@ async function main(): Promise<void> {
     brokers: config.KAFKA_BROKERS,
     logLevel: logLevel.WARN,
   });
-  const created = await ensureTopics(kafka, AllTopics, replication, new KafkaNames(config.KAFKA_NAMESPACE));
-  process.stdout.write(
-    `${created.length} topic(s) created, ${AllTopics.length - created.length} already present\n`,
-  );
+  const result = await ensureTopics(kafka, AllTopics, replication, new KafkaNames(config.KAFKA_NAMESPACE));
+  const outcome = createTopicsOutcome(result, process.argv.includes('--report-only'));
+  process.stdout.write(outcome.lines.map((line) => `${line}\n`).join(''));
+  process.exitCode = outcome.exitCode;
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type RunRequestedV1, Topics } from '@ums/contracts';
+import { ConsumerGroups, type RunRequestedV1, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
 import { ExpansionService } from './expansion.service';
 
@@ -8,7 +8,12 @@ import { ExpansionService } from './expansion.service';
 export class ExpansionConsumer {
   constructor(private readonly expansion: ExpansionService) {}
 
-  @ConsumeTopic({ topic: Topics.runRequested, groupId: 'batch-expander', chunkSize: 1, concurrency: 8 })
+  @ConsumeTopic({
+    topic: Topics.runRequested,
+    groupId: ConsumerGroups.expander,
+    chunkSize: 1,
+    concurrency: 8,
+  })
   async onRunRequested(messages: readonly ConsumedMessage<RunRequestedV1>[]): Promise<void> {
     for (const message of messages) await this.expansion.accept(message.value);
   }

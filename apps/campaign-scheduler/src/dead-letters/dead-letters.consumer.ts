@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type DeadLetterV1, Topics } from '@ums/contracts';
+import { ConsumerGroups, type DeadLetterV1, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
 import { DeadLettersService } from './dead-letters.service';
 
@@ -14,7 +14,7 @@ export class DeadLettersConsumer {
 
   @ConsumeTopic({
     topic: Topics.deadLetters,
-    groupId: 'campaign-scheduler.dead-letters',
+    groupId: ConsumerGroups.schedulerDeadLetters,
     chunkSize: 100,
     inPlaceAttempts: Number.MAX_SAFE_INTEGER,
   })

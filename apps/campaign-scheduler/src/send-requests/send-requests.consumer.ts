@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type SendRequestV1, Topics } from '@ums/contracts';
+import { ConsumerGroups, type SendRequestV1, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
 import { SendRequestsService } from './send-requests.service';
 
@@ -13,7 +13,7 @@ export class SendRequestsConsumer {
 
   @ConsumeTopic({
     topic: Topics.sendRequests,
-    groupId: 'campaign-scheduler.send-requests',
+    groupId: ConsumerGroups.schedulerSendRequests,
     chunkSize: 1,
     concurrency: 16,
   })

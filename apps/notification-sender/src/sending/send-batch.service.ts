@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import {
   type BatchItemV1,
+  ConsumerGroups,
   FailureReason,
   KafkaHeaders,
   type MessageBatchV1,
@@ -64,7 +65,7 @@ const WINDOW_PASSED: SendResult = {
 };
 
 /** The consumer group of campaign batches; its `.retry` group reads the send retry tiers. */
-export const SENDER_GROUP = 'notification-sender';
+export const SENDER_GROUP = ConsumerGroups.sender;
 
 /** What a single send keeps on its row: the producer's content and the recipient's variables. */
 interface StoredSingleSend {

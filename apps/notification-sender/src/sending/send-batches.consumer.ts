@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type MessageBatchV1, SendRetryTiers, Topics } from '@ums/contracts';
+import { ConsumerGroups, type MessageBatchV1, SendRetryTiers, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
 import { SEND_BATCHES_PER_PARTITION, SEND_PARTITIONS_CONCURRENTLY } from './send-concurrency.constants';
 import { SENDER_GROUP, SendBatchService } from './send-batch.service';
@@ -27,7 +27,7 @@ export class SendBatchesConsumer {
 
   @ConsumeTopic({
     topic: Topics.prioritySends,
-    groupId: `${SENDER_GROUP}.priority`,
+    groupId: ConsumerGroups.senderPriority,
     chunkSize: 1,
     concurrency: SEND_BATCHES_PER_PARTITION,
     partitionsConsumedConcurrently: SEND_PARTITIONS_CONCURRENTLY,

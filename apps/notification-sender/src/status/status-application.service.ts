@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  ConsumerGroups,
   type DeadLetterV1,
   type InboundMessageV1,
   ProviderEventKind,
@@ -13,7 +14,7 @@ import { InboundMessagesRepository, type OptOut } from './inbound-messages.repos
 import { StatusMetrics } from './status.metrics';
 import { type ReportedStatus, StatusUpdatesRepository } from './status-updates.repository';
 
-export const STATUS_GROUP = 'notification-sender.status';
+export const STATUS_GROUP = ConsumerGroups.senderStatus;
 
 /**
  * Applies a consumed chunk of provider events: statuses to message rows (forward only, counters in

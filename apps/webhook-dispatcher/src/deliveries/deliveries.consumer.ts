@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  ConsumerGroups,
   type InboundMessageV1,
   type MessageStatusV1,
   Topics,
@@ -35,7 +36,7 @@ export class DeliveriesConsumer {
 
   @ConsumeTopic({
     topic: Topics.messageStatus,
-    groupId: 'webhook-dispatcher.status',
+    groupId: ConsumerGroups.dispatcherStatus,
     chunkSize: STATUS_CHUNK,
     concurrency: 1,
   })
@@ -52,7 +53,7 @@ export class DeliveriesConsumer {
 
   @ConsumeTopic({
     topic: Topics.inboundMessages,
-    groupId: 'webhook-dispatcher.inbound',
+    groupId: ConsumerGroups.dispatcherInbound,
     chunkSize: 200,
     concurrency: 1,
   })
@@ -72,7 +73,7 @@ export class DeliveriesConsumer {
    */
   @ConsumeTopic({
     topic: Topics.webhookDeliveries,
-    groupId: 'webhook-dispatcher.deliveries',
+    groupId: ConsumerGroups.dispatcherDeliveries,
     retryTiers: WebhookRetryTiers,
     chunkSize: 200,
     concurrency: 2,

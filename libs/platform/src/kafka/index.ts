@@ -8,3 +8,4 @@ export * from './kafka-names';
 export * from './kafka.module';
 export * from './kafka-producer.service';
 export * from './offset-watermark';
+export * from './topic-settings';

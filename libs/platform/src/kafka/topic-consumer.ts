@@ -1,4 +1,11 @@
-import { decodeMessage, describeIssues, KafkaHeaders, Topics, type TopicDefinition } from '@ums/contracts';
+import {
+  decodeMessage,
+  describeIssues,
+  KafkaHeaders,
+  retryGroupOf,
+  Topics,
+  type TopicDefinition,
+} from '@ums/contracts';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { PinoLogger } from 'nestjs-pino';
 import { errorCode, errorMessage } from '../errors/coded-error';
@@ -153,7 +160,7 @@ export class TopicConsumer<V extends object> {
     );
     if (this.tiers.length > 0 && this.registration.consumeRetryTiers !== false) {
       await this.startFlow(
-        names.group(`${this.registration.groupId}.retry`),
+        names.group(retryGroupOf(this.registration.groupId)),
         this.tiers.map((t) => names.topic(t.name)),
         true,
       );
