@@ -2,12 +2,37 @@
 // `kubernetes-models` package (core API) and `@kubernetes-models/prometheus-operator` (CRDs).
 // Those packages are ES modules, so the Jest suite runs this file as a child process:
 // stdin is a JSON array of objects, stdout a JSON array of { index, error } for each one that fails.
-// An object whose apiVersion/kind has no schema in either package fails too.
+// Strimzi's KafkaTopic and KafkaUser (kafka.strimzi.io/v1beta2), for which no models package exists,
+// are checked against strimzi-schemas.json: the fields of Strimzi's CRDs that UMS uses, unknown ones refused.
+// An object whose apiVersion/kind has no schema fails too.
 import { readFileSync } from 'node:fs';
+import Ajv from 'ajv';
 
 const input = JSON.parse(readFileSync(0, 'utf8'));
 
+const strimziSchemas = JSON.parse(readFileSync(new URL('./strimzi-schemas.json', import.meta.url), 'utf8'));
+const ajv = new Ajv({ allErrors: true, strict: false });
+const strimziValidators = Object.fromEntries(
+  Object.entries(strimziSchemas).map(([key, schema]) => [key, ajv.compile(schema)]),
+);
+
+/** A model-like class for a Strimzi kind, or undefined. */
+function strimziModel(apiVersion, kind) {
+  const validate = strimziValidators[`${apiVersion} ${kind}`];
+  if (validate === undefined) return undefined;
+  return class {
+    constructor(object) {
+      this.object = object;
+    }
+    validate() {
+      if (!validate(this.object)) throw new Error(ajv.errorsText(validate.errors));
+    }
+  };
+}
+
 async function modelFor(apiVersion, kind) {
+  const strimzi = strimziModel(apiVersion, kind);
+  if (strimzi !== undefined) return strimzi;
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
   const candidates =
     group === 'monitoring.coreos.com'

