@@ -1,0 +1,291 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  AllTopics,
+  type KafkaService,
+  kafkaAccessOf,
+  retryGroupOf,
+  ServiceKafkaContracts,
+  Topics,
+} from '@ums/contracts';
+import { ensureTopics } from '@ums/platform';
+import {
+  assertKafkaJars,
+  freePort,
+  kafkaJvmArgs,
+  kafkaLibsDir,
+  LOG4J,
+  ManagedProcess,
+  newKafkaClusterId,
+  workspaceRoot,
+} from '@ums/testing';
+import {
+  AclOperationTypes,
+  AclPermissionTypes,
+  AclResourceTypes,
+  type AclEntry,
+  Kafka,
+  logLevel,
+  ResourcePatternTypes,
+} from 'kafkajs';
+import { parseAllDocuments } from 'yaml';
+import { kafkaUserOf } from './strimzi.renderer';
+
+jest.setTimeout(180_000);
+
+/**
+ * The ACLs of k8s/components/strimzi/users.yaml, applied to a broker that enforces them (KRaft
+ * StandardAuthorizer, SCRAM-SHA-512 users, nothing allowed without an ACL): each service's user can do
+ * what its contract says, with the idempotent producer and consumer groups the platform uses, and no more.
+ */
+const SERVICES = Object.keys(ServiceKafkaContracts) as KafkaService[];
+const PROGRAMS = [...SERVICES, 'create-topics' as const];
+const passwordOf = (user: string): string => `${user}-secret`;
+
+interface StrimziAcl {
+  readonly resource: { readonly type: 'topic' | 'group' | 'cluster'; readonly name?: string };
+  readonly operations: readonly string[];
+}
+
+const OPERATIONS: Record<string, AclOperationTypes> = {
+  Read: AclOperationTypes.READ,
+  Write: AclOperationTypes.WRITE,
+  Create: AclOperationTypes.CREATE,
+  Describe: AclOperationTypes.DESCRIBE,
+  DescribeConfigs: AclOperationTypes.DESCRIBE_CONFIGS,
+  IdempotentWrite: AclOperationTypes.IDEMPOTENT_WRITE,
+};
+const RESOURCES = {
+  topic: AclResourceTypes.TOPIC,
+  group: AclResourceTypes.GROUP,
+  cluster: AclResourceTypes.CLUSTER,
+};
+
+/** The committed KafkaUsers' ACLs as kafkajs entries. */
+function committedAcls(): AclEntry[] {
+  const text = readFileSync(join(workspaceRoot(), 'k8s', 'components', 'strimzi', 'users.yaml'), 'utf8');
+  return parseAllDocuments(text)
+    .map((d) => d.toJS() as { metadata: { name: string }; spec: { authorization: { acls: StrimziAcl[] } } })
+    .filter((user) => user !== null)
+    .flatMap((user) =>
+      user.spec.authorization.acls.flatMap((acl) =>
+        acl.operations.map((operation) => {
+          const known = OPERATIONS[operation];
+          if (known === undefined) throw new Error(`no mapping for ACL operation ${operation}`);
+          return {
+            resourceType: RESOURCES[acl.resource.type],
+            resourceName: acl.resource.name ?? 'kafka-cluster',
+            resourcePatternType: ResourcePatternTypes.LITERAL,
+            principal: `User:${user.metadata.name}`,
+            host: '*',
+            operation: known,
+            permissionType: AclPermissionTypes.ALLOW,
+          };
+        }),
+      ),
+    );
+}
+
+function serverProperties(
+  dir: string,
+  ports: { client: number; internal: number; controller: number },
+): string {
+  return [
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${ports.controller}`,
+    `listeners=INTERNAL://127.0.0.1:${ports.internal},CLIENT://127.0.0.1:${ports.client},CONTROLLER://127.0.0.1:${ports.controller}`,
+    `advertised.listeners=INTERNAL://127.0.0.1:${ports.internal},CLIENT://127.0.0.1:${ports.client}`,
+    'listener.security.protocol.map=INTERNAL:PLAINTEXT,CLIENT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'inter.broker.listener.name=INTERNAL',
+    'controller.listener.names=CONTROLLER',
+    'sasl.enabled.mechanisms=SCRAM-SHA-512',
+    'listener.name.client.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
+    'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+    // The loopback-only internal and controller listeners are unauthenticated (ANONYMOUS).
+    'super.users=User:ANONYMOUS;User:admin',
+    'allow.everyone.if.no.acl.found=false',
+    `log.dirs=${join(dir, 'logs')}`,
+    'auto.create.topics.enable=false',
+    'offsets.topic.replication.factor=1',
+    'offsets.topic.num.partitions=3',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'group.initial.rebalance.delay.ms=0',
+    '',
+  ].join('\n');
+}
+
+function client(brokers: string, user: string, retries = 5): Kafka {
+  return new Kafka({
+    clientId: user,
+    brokers: [brokers],
+    sasl: { mechanism: 'scram-sha-512', username: user, password: passwordOf(user) },
+    logLevel: logLevel.NOTHING,
+    retry: { retries, initialRetryTime: 200, maxRetryTime: 2_000 },
+  });
+}
+
+/** Resolves once a consumer of this group has joined it on the topics, and leaves the group. */
+async function joinGroup(kafka: Kafka, groupId: string, topics: readonly string[]): Promise<void> {
+  const consumer = kafka.consumer({ groupId, retry: { retries: 0 } });
+  await consumer.connect();
+  try {
+    const joined = new Promise<void>((resolve, reject) => {
+      consumer.on(consumer.events.GROUP_JOIN, () => resolve());
+      consumer.on(consumer.events.CRASH, (event) => reject(event.payload.error));
+    });
+    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    await consumer.run({ eachMessage: async () => undefined });
+    await joined;
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+/** Resolves with the first message a consumer of the group reads from the topics; rejects when it crashes. */
+async function readOne(kafka: Kafka, groupId: string, topics: readonly string[]): Promise<void> {
+  const consumer = kafka.consumer({ groupId, retry: { retries: 0 } });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      consumer.on(consumer.events.CRASH, (event) => reject(event.payload.error));
+      consumer.run({ eachMessage: async () => resolve() }).catch(reject);
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+async function publish(kafka: Kafka, topic: string): Promise<void> {
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    await producer.send({ topic, acks: -1, messages: [{ key: 'k', value: '{}' }] });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+describe('KafkaUser ACLs on a broker that enforces them', () => {
+  let dir: string;
+  let broker: ManagedProcess;
+  let brokers: string;
+
+  beforeAll(async () => {
+    assertKafkaJars();
+    dir = mkdtempSync(join(tmpdir(), 'ums-acl-kafka-'));
+    const ports = { client: await freePort(), internal: await freePort(), controller: await freePort() };
+    writeFileSync(join(dir, 'server.properties'), serverProperties(dir, ports));
+    writeFileSync(join(dir, 'log4j.properties'), LOG4J);
+    const users = ['admin', ...PROGRAMS.map(kafkaUserOf)];
+    execFileSync(
+      'java',
+      [
+        '-cp',
+        `${kafkaLibsDir()}/*`,
+        `-Dlog4j.configuration=file:${join(dir, 'log4j.properties')}`,
+        'kafka.tools.StorageTool',
+        'format',
+        '-t',
+        newKafkaClusterId(),
+        '-c',
+        join(dir, 'server.properties'),
+        ...users.flatMap((u) => ['--add-scram', `SCRAM-SHA-512=[name=${u},password=${passwordOf(u)}]`]),
+      ],
+      { stdio: 'pipe' },
+    );
+    broker = new ManagedProcess({
+      name: 'kafka-acl',
+      command: 'java',
+      args: kafkaJvmArgs(dir, 384),
+      logFile: join(dir, 'kafka.out'),
+    });
+    broker.start();
+    brokers = `127.0.0.1:${ports.client}`;
+    const admin = client(brokers, 'admin').admin();
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      try {
+        await admin.connect();
+        await admin.describeCluster();
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+    try {
+      await admin.createAcls({ acl: committedAcls() });
+    } finally {
+      await admin.disconnect();
+    }
+    await ensureTopics(client(brokers, 'admin'), AllTopics, 1);
+    // The first group creates __consumer_offsets; until then the coordinator is not found.
+    await joinGroup(client(brokers, 'admin', 30), 'warm-up', [Topics.deadLetters.name]);
+  });
+
+  afterAll(async () => {
+    await broker?.stop(30_000);
+    if (dir !== undefined && process.env['KEEP_ACL_BROKER_DIR'] === undefined)
+      rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each(SERVICES.filter((s) => kafkaAccessOf(s).writes.length > 0))(
+    'lets %s publish idempotently to each topic it writes',
+    async (service) => {
+      const kafka = client(brokers, kafkaUserOf(service));
+      for (const topic of kafkaAccessOf(service).writes) await publish(kafka, topic);
+    },
+  );
+
+  it.each(SERVICES.filter((s) => kafkaAccessOf(s).groups.length > 0))(
+    'lets %s read in each of its groups from the topics the group reads',
+    async (service) => {
+      const admin = client(brokers, 'admin');
+      for (const topic of kafkaAccessOf(service).reads) await publish(admin, topic);
+      const kafka = client(brokers, kafkaUserOf(service));
+      for (const consumer of ServiceKafkaContracts[service].consumers) {
+        await readOne(kafka, consumer.groupId, [consumer.topic.name]);
+        if (consumer.retryTiers !== undefined && consumer.consumesRetryTiers !== false)
+          await readOne(
+            kafka,
+            retryGroupOf(consumer.groupId),
+            consumer.retryTiers.map((t) => t.name),
+          );
+      }
+    },
+  );
+
+  it('refuses a write, a read and a group outside the contract', async () => {
+    const ingest = client(brokers, kafkaUserOf('webhook-ingest'));
+    await expect(publish(ingest, Topics.messageStatus.name)).rejects.toThrow(/authoriz/i);
+    const expander = client(brokers, kafkaUserOf('batch-expander'));
+    // It writes batches (Write, Describe) but may not read them.
+    await expect(readOne(expander, 'batch-expander', [Topics.batches.name])).rejects.toThrow(/authoriz/i);
+    // kafkajs reports a refused FindCoordinator (GROUP_AUTHORIZATION_FAILED) as not finding the
+    // coordinator; the same user finds its own group's coordinator at once.
+    await joinGroup(expander, 'batch-expander', [Topics.runRequested.name]);
+    await expect(joinGroup(expander, 'notification-sender', [Topics.runRequested.name])).rejects.toThrow(
+      /authoriz|find group coordinator/i,
+    );
+  });
+
+  it('lets the topic job create a missing topic and check the existing ones', async () => {
+    const admin = client(brokers, 'admin').admin();
+    await admin.connect();
+    try {
+      await admin.deleteTopics({ topics: [Topics.subscriberAlerts.name] });
+      while ((await admin.listTopics()).includes(Topics.subscriberAlerts.name))
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      await admin.disconnect();
+    }
+    const result = await ensureTopics(client(brokers, kafkaUserOf('create-topics')), AllTopics, 1);
+    expect(result.created).toEqual([Topics.subscriberAlerts.name]);
+    expect(result.mismatches).toEqual([]);
+  });
+});
