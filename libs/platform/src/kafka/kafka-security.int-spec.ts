@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestPki, startSecureKafka, type SecureKafka, type TestPki } from '@ums/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaConfig } from '../config/common.config';
-import { loadConfig } from '../config/config-loader';
+import { ConfigValidationError, loadConfig } from '../config/config-loader';
 import { checkKafkaConnection, type KafkaConnectionError } from './kafka-connection-check';
 import { kafkaConnectionOptions } from './kafka-security';
 
@@ -76,7 +77,10 @@ describe('Kafka TLS and SASL (real broker)', () => {
     return error;
   };
 
-  const saslSsl = (mechanism: string, user: { username: string; password: string }): Record<string, string> => ({
+  const saslSsl = (
+    mechanism: string,
+    user: { username: string; password: string },
+  ): Record<string, string> => ({
     KAFKA_BROKERS: secure.listeners.SASL_SSL,
     KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
     KAFKA_SSL_CA_FILE: pki.ca.certFile,
@@ -124,6 +128,61 @@ describe('Kafka TLS and SASL (real broker)', () => {
       KAFKA_SSL_CA_FILE: pki.ca.certFile,
       KAFKA_SSL_CERT_FILE: pki.client.certFile,
       KAFKA_SSL_KEY_FILE: pki.client.keyFile,
+    });
+  });
+
+  it('talks mTLS with an encrypted client key and KAFKA_SSL_KEY_PASSWORD', async () => {
+    const encrypted = join(dir, 'client-encrypted.key');
+    execFileSync('openssl', [
+      'pkcs8',
+      '-topk8',
+      '-v2',
+      'aes-256-cbc',
+      '-in',
+      pki.client.keyFile,
+      '-out',
+      encrypted,
+      '-passout',
+      'pass:key-pass',
+    ]);
+    await roundTrip({
+      KAFKA_BROKERS: secure.listeners.MTLS,
+      KAFKA_SECURITY_PROTOCOL: 'SSL',
+      KAFKA_SSL_CA_FILE: pki.ca.certFile,
+      KAFKA_SSL_CERT_FILE: pki.client.certFile,
+      KAFKA_SSL_KEY_FILE: encrypted,
+      KAFKA_SSL_KEY_PASSWORD: 'key-pass',
+    });
+    const issues = (env: Record<string, string>): Record<string, string> => {
+      try {
+        config(env);
+        return {};
+      } catch (error: unknown) {
+        if (!(error instanceof ConfigValidationError)) throw error;
+        return Object.fromEntries(error.issues.map((i) => [i.field, i.reason]));
+      }
+    };
+    const mtls = {
+      KAFKA_BROKERS: secure.listeners.MTLS,
+      KAFKA_SECURITY_PROTOCOL: 'SSL',
+      KAFKA_SSL_CERT_FILE: pki.client.certFile,
+    };
+    expect(issues({ ...mtls, KAFKA_SSL_KEY_FILE: encrypted })).toEqual({
+      KAFKA_SSL_KEY_FILE: expect.stringMatching(/encrypted: set KAFKA_SSL_KEY_PASSWORD/),
+    });
+    expect(issues({ ...mtls, KAFKA_SSL_KEY_FILE: encrypted, KAFKA_SSL_KEY_PASSWORD: 'wrong' })).toEqual({
+      KAFKA_SSL_KEY_FILE: expect.stringMatching(/cannot be decrypted with KAFKA_SSL_KEY_PASSWORD/),
+    });
+    expect(issues({ ...mtls, KAFKA_SSL_KEY_FILE: pki.server.keyFile })).toEqual({
+      KAFKA_SSL_KEY_FILE: expect.stringMatching(/not the key of KAFKA_SSL_CERT_FILE/),
+    });
+    expect(issues({ KAFKA_BROKERS: secure.listeners.SSL, KAFKA_SSL_CA_FILE: pki.ca.certFile })).toEqual({
+      KAFKA_SSL_CA_FILE: expect.stringMatching(/KAFKA_SECURITY_PROTOCOL=PLAINTEXT does not use TLS/),
+    });
+    expect(
+      issues({ ...mtls, KAFKA_SSL_CA_FILE: pki.client.keyFile, KAFKA_SSL_KEY_FILE: pki.client.keyFile }),
+    ).toEqual({
+      KAFKA_SSL_CA_FILE: expect.stringMatching(/holds no PEM certificate/),
     });
   });
 
