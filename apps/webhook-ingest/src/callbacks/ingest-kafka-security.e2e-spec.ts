@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AllTopics } from '@ums/contracts';
+import {
+  createDataSource,
+  ensureTopics,
+  KafkaConfig,
+  kafkaConnectionOptions,
+  KafkaNames,
+  loadConfig,
+  runPendingMigrations,
+} from '@ums/platform';
+import {
+  compiledEntry,
+  createTestDatabase,
+  createTestPki,
+  ManagedProcess,
+  type SecureKafka,
+  serviceEnv,
+  startSecureKafka,
+  startServiceProcess,
+  testLogDir,
+} from '@ums/testing';
+import { Kafka, logLevel } from 'kafkajs';
+
+jest.setTimeout(240_000);
+
+/**
+ * A real service (webhook-ingest) on a broker that only speaks TLS and SASL: it starts and turns ready
+ * with SCRAM-SHA-512 over SASL_SSL, and refuses to start, naming the setting, when the password or
+ * the protocol is wrong (within seconds: no retry loop hides the cause).
+ */
+describe('webhook-ingest on a SASL_SSL broker (real process)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ums-ingest-kafka-sec-'));
+  const namespace = `t-${randomBytes(4).toString('hex')}`;
+  let secure: SecureKafka;
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    secure = await startSecureKafka({ dir, pki: createTestPki({ dir: join(dir, 'pki') }) });
+    const kafka = new Kafka({
+      clientId: 'ingest-kafka-security-test',
+      ...kafkaConnectionOptions(loadConfig(KafkaConfig, secure.env)),
+      logLevel: logLevel.NOTHING,
+    });
+    await ensureTopics(kafka, AllTopics, 1, new KafkaNames(namespace));
+    db = await createTestDatabase('ingest_kafka_sec');
+    const ds = createDataSource(db.settings);
+    await ds.initialize();
+    await runPendingMigrations(ds);
+    await ds.destroy();
+    env = { ...serviceEnv(db.settings.database, namespace), ...secure.env };
+  });
+
+  afterAll(async () => {
+    await secure?.stop();
+    await db?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs webhook-ingest with these variables until it exits by itself; its exit code and log. */
+  const failedStart = async (
+    overrides: Record<string, string>,
+  ): Promise<{ code: number | null; log: string }> => {
+    const entry = compiledEntry('apps/webhook-ingest/src/main.ts');
+    const logFile = join(testLogDir(), `ingest-kafka-sec-${randomBytes(3).toString('hex')}.log`);
+    const proc = new ManagedProcess({
+      name: 'webhook-ingest',
+      command: entry.command,
+      args: entry.args,
+      env: {
+        ...entry.env,
+        ...env,
+        ...overrides,
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: '0',
+        MANAGEMENT_PORT: '0',
+      },
+      logFile,
+    });
+    proc.start();
+    const code = await proc.waitForExit();
+    return { code, log: readFileSync(logFile, 'utf8') };
+  };
+
+  it('starts and turns ready with SCRAM-SHA-512 over SASL_SSL', async () => {
+    const ingest = await startServiceProcess({ app: 'webhook-ingest', env });
+    try {
+      const ready = (await (await fetch(`${ingest.managementUrl}/health/ready`)).json()) as {
+        checks: Record<string, { ok: boolean }>;
+      };
+      expect(ready.checks['kafka-producer']?.ok).toBe(true);
+    } finally {
+      await ingest.process.stop();
+    }
+  });
+
+  it('refuses to start with a wrong password, naming KAFKA_SASL_PASSWORD and not the password', async () => {
+    const { code, log } = await failedStart({ KAFKA_SASL_PASSWORD: 'wrong-password-123' });
+    expect(code).toBe(1);
+    expect(log).toMatch(
+      /Kafka refused SASL SCRAM-SHA-512 authentication; check KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD/,
+    );
+    expect(log).not.toContain('wrong-password-123');
+  });
+
+  it('refuses to start as a plain client on the SASL_SSL port, naming KAFKA_SECURITY_PROTOCOL', async () => {
+    const { code, log } = await failedStart({
+      KAFKA_SECURITY_PROTOCOL: 'PLAINTEXT',
+      KAFKA_SSL_CA_FILE: '',
+      KAFKA_SASL_MECHANISM: '',
+      KAFKA_SASL_USERNAME: '',
+      KAFKA_SASL_PASSWORD: '',
+    });
+    expect(code).toBe(1);
+    expect(log).toMatch(/Kafka closed the connection .*check KAFKA_SECURITY_PROTOCOL=PLAINTEXT/);
+  });
+});
