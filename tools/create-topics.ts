@@ -1,6 +1,13 @@
 import 'reflect-metadata';
 import { AllTopics } from '@ums/contracts';
-import { ensureTopics, KafkaConfig, KafkaNames, loadConfig, processEnv } from '@ums/platform';
+import {
+  ensureTopics,
+  KafkaConfig,
+  kafkaConnectionOptions,
+  KafkaNames,
+  loadConfig,
+  processEnv,
+} from '@ums/platform';
 import { Kafka, logLevel } from 'kafkajs';
 
 /**
@@ -15,7 +22,7 @@ async function main(): Promise<void> {
   const config = loadConfig(KafkaConfig, processEnv());
   const kafka = new Kafka({
     clientId: 'ums-create-topics',
-    brokers: config.KAFKA_BROKERS,
+    ...kafkaConnectionOptions(config),
     logLevel: logLevel.WARN,
   });
   const created = await ensureTopics(kafka, AllTopics, replication, new KafkaNames(config.KAFKA_NAMESPACE));

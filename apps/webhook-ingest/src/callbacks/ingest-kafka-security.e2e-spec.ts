@@ -1,17 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AllTopics } from '@ums/contracts';
-import {
-  createDataSource,
-  ensureTopics,
-  KafkaConfig,
-  kafkaConnectionOptions,
-  KafkaNames,
-  loadConfig,
-  runPendingMigrations,
-} from '@ums/platform';
+import { createDataSource, runPendingMigrations } from '@ums/platform';
 import {
   compiledEntry,
   createTestDatabase,
@@ -23,7 +16,6 @@ import {
   startServiceProcess,
   testLogDir,
 } from '@ums/testing';
-import { Kafka, logLevel } from 'kafkajs';
 
 jest.setTimeout(240_000);
 
@@ -41,12 +33,13 @@ describe('webhook-ingest on a SASL_SSL broker (real process)', () => {
 
   beforeAll(async () => {
     secure = await startSecureKafka({ dir, pki: createTestPki({ dir: join(dir, 'pki') }) });
-    const kafka = new Kafka({
-      clientId: 'ingest-kafka-security-test',
-      ...kafkaConnectionOptions(loadConfig(KafkaConfig, secure.env)),
-      logLevel: logLevel.NOTHING,
+    // The deployment's topic job, with the same variables as the services: the tools share the builder.
+    const topics = compiledEntry('tools/create-topics.ts');
+    const output = execFileSync(topics.command, topics.args, {
+      env: { ...topics.env, ...secure.env, KAFKA_NAMESPACE: namespace },
+      encoding: 'utf8',
     });
-    await ensureTopics(kafka, AllTopics, 1, new KafkaNames(namespace));
+    expect(output).toMatch(new RegExp(`^${AllTopics.length} topic\\(s\\) created, 0 already present`));
     db = await createTestDatabase('ingest_kafka_sec');
     const ds = createDataSource(db.settings);
     await ds.initialize();
