@@ -3,6 +3,7 @@ import type { KafkaConfig } from '../config/common.config';
 import { usesSasl, usesTls } from '../config/kafka-security.rules';
 import { CodedError } from '../errors/coded-error';
 import type { KafkaConnectionOptions } from './kafka-security';
+import { OAuthTokenError } from './oauth-client-credentials';
 
 /**
  * Why a connection to Kafka failed, in terms of the settings: `misconfigured` failures (TLS
@@ -33,7 +34,13 @@ function clues(error: unknown): Clue {
   const found: Clue = { names: [], codes: [], types: [], messages: [] };
   let current: unknown = error;
   for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth++) {
-    const e = current as { name?: unknown; code?: unknown; type?: unknown; message?: unknown; cause?: unknown };
+    const e = current as {
+      name?: unknown;
+      code?: unknown;
+      type?: unknown;
+      message?: unknown;
+      cause?: unknown;
+    };
     if (typeof e.name === 'string') found.names.push(e.name);
     if (typeof e.code === 'string') found.codes.push(e.code);
     if (typeof e.type === 'string') found.types.push(e.type);
@@ -64,7 +71,25 @@ interface Verdict {
   readonly misconfigured: boolean;
 }
 
-function tlsVerdict(c: Clue, config: KafkaConfig): Verdict | undefined {
+/** The token endpoint's refusal (OAuthTokenError, thrown by the token provider inside kafkajs). */
+function oauthVerdict(error: unknown): Verdict | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof OAuthTokenError) {
+      const setting = current.details?.['setting'];
+      return {
+        code: current.code,
+        message: current.message,
+        settings: typeof setting === 'string' ? setting.split(' and ') : ['KAFKA_SASL_OAUTH_TOKEN_URL'],
+        misconfigured: current.code !== 'KAFKA_OAUTH_TOKEN_UNREACHABLE',
+      };
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function tlsVerdict(c: Clue, config: KafkaConfig, firstContact: boolean): Verdict | undefined {
   const code = c.codes.find((x) => CERT_VERIFY.has(x));
   if (code !== undefined)
     return {
@@ -89,9 +114,10 @@ function tlsVerdict(c: Clue, config: KafkaConfig): Verdict | undefined {
       settings: ['KAFKA_SSL_CERT_FILE', 'KAFKA_SSL_KEY_FILE'],
       misconfigured: true,
     };
+  const dropped = firstContact && /secure TLS connection/i.test(text);
   if (
     usesTls(config.KAFKA_SECURITY_PROTOCOL) &&
-    (c.codes.some((x) => x.startsWith('ERR_SSL_')) || /secure TLS connection|wrong version number/i.test(text))
+    (c.codes.some((x) => x.startsWith('ERR_SSL_')) || /wrong version number/i.test(text) || dropped)
   )
     return {
       code: 'KAFKA_TLS_HANDSHAKE_FAILED',
@@ -134,14 +160,16 @@ function saslVerdict(c: Clue, config: KafkaConfig): Verdict | undefined {
   return undefined;
 }
 
-/** A connection the broker dropped or never answered on before any reply: the wrong kind of listener. */
-function protocolVerdict(c: Clue, config: KafkaConfig): Verdict | undefined {
+/**
+ * A first connection the broker dropped before any reply: the wrong kind of listener. Later on, a
+ * dropped connection is a broker restarting, and says nothing about the settings.
+ */
+function protocolVerdict(c: Clue, config: KafkaConfig, firstContact: boolean): Verdict | undefined {
   const closed =
     c.names.includes('KafkaJSConnectionClosedError') ||
-    c.names.includes('KafkaJSRequestTimeoutError') ||
     c.codes.includes('ECONNRESET') ||
     c.codes.includes('EPIPE');
-  if (!closed) return undefined;
+  if (!firstContact || !closed) return undefined;
   const protocol = config.KAFKA_SECURITY_PROTOCOL;
   const hint = usesTls(protocol)
     ? 'a SASL listener needs SASL_SSL'
@@ -158,29 +186,43 @@ function protocolVerdict(c: Clue, config: KafkaConfig): Verdict | undefined {
 
 /**
  * Turns a kafkajs connection failure into an error naming the setting to check. Messages carry no
- * secret: variable names, the mechanism and protocol, Node's TLS codes.
+ * secret: variable names, the mechanism and protocol, Node's TLS codes. `firstContact`: the error is
+ * the answer to a first connection attempt (start-up's check), where a dropped connection means the
+ * listener speaks another protocol.
  */
-export function describeKafkaFailure(error: unknown, config: KafkaConfig): KafkaConnectionError {
+export function describeKafkaFailure(
+  error: unknown,
+  config: KafkaConfig,
+  firstContact = false,
+): KafkaConnectionError {
   if (error instanceof KafkaConnectionError) return error;
   const c = clues(error);
-  const own = c.codes.find((x) => x.startsWith('KAFKA_OAUTH_'));
-  const verdict: Verdict = (own !== undefined
-    ? {
-        code: own,
-        message: c.messages[c.codes.indexOf(own)] ?? own,
-        settings: ['KAFKA_SASL_OAUTH_TOKEN_URL'],
-        misconfigured: own !== 'KAFKA_OAUTH_TOKEN_UNREACHABLE',
-      }
-    : undefined) ??
-    tlsVerdict(c, config) ??
+  const verdict: Verdict = oauthVerdict(error) ??
+    tlsVerdict(c, config, firstContact) ??
     saslVerdict(c, config) ??
-    protocolVerdict(c, config) ?? {
+    protocolVerdict(c, config, firstContact) ?? {
       code: 'KAFKA_UNREACHABLE',
       message: `Kafka at KAFKA_BROKERS (${config.KAFKA_BROKERS.join(',')}) did not answer: ${c.codes[0] ?? c.messages[0] ?? 'no reason given'}`,
       settings: ['KAFKA_BROKERS'],
       misconfigured: false,
     };
-  return new KafkaConnectionError(verdict.code, verdict.message, verdict.settings, verdict.misconfigured, error);
+  return new KafkaConnectionError(
+    verdict.code,
+    verdict.message,
+    verdict.settings,
+    verdict.misconfigured,
+    error,
+  );
+}
+
+/**
+ * What readiness says about a Kafka failure: the setting to check when the settings are wrong (an
+ * authentication refused, a certificate not trusted), else the client's own message.
+ */
+export function kafkaFailureText(error: unknown, config: KafkaConfig): string {
+  const failure = describeKafkaFailure(error, config);
+  if (failure.misconfigured) return failure.message;
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -209,7 +251,7 @@ export async function checkKafkaConnection(
     await admin.describeCluster();
     return undefined;
   } catch (error: unknown) {
-    const failure = describeKafkaFailure(error, config);
+    const failure = describeKafkaFailure(error, config, true);
     if (failure.misconfigured) throw failure;
     return failure;
   } finally {
