@@ -50,10 +50,14 @@ export const EmptyAsUnset = (): PropertyDecorator =>
   );
 
 export const UpperCase = (): PropertyDecorator =>
-  Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toUpperCase() : value));
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? value.trim().toUpperCase() : value,
+  );
 
 export const LowerCase = (): PropertyDecorator =>
-  Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value));
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? value.trim().toLowerCase() : value,
+  );
 
 export function usesTls(protocol: string): boolean {
   return protocol === 'SSL' || protocol === 'SASL_SSL';
@@ -120,7 +124,8 @@ export const keyFileRule: Rule = (value, s) => {
   const cert = readable(s.KAFKA_SSL_CERT_FILE);
   if (cert.text !== undefined && CERTIFICATE.test(cert.text)) {
     try {
-      if (!new X509Certificate(cert.text).checkPrivateKey(key)) return 'is not the key of KAFKA_SSL_CERT_FILE';
+      if (!new X509Certificate(cert.text).checkPrivateKey(key))
+        return 'is not the key of KAFKA_SSL_CERT_FILE';
     } catch {
       return undefined; // KAFKA_SSL_CERT_FILE's own rule reports an unparsable certificate
     }

@@ -30,7 +30,9 @@ export function unsecuredJwt(subject: string, expiresInS: number, scope?: string
 function clientOf(request: IncomingMessage): { id: string; secret: string } | undefined {
   const match = /^Basic (.+)$/.exec(request.headers.authorization ?? '');
   if (match === null) return undefined;
-  const [id, secret] = Buffer.from(match[1] ?? '', 'base64').toString('utf8').split(':');
+  const [id, secret] = Buffer.from(match[1] ?? '', 'base64')
+    .toString('utf8')
+    .split(':');
   if (id === undefined || secret === undefined) return undefined;
   return { id: decodeURIComponent(id), secret: decodeURIComponent(secret) };
 }
@@ -40,7 +42,9 @@ function clientOf(request: IncomingMessage): { id: string; secret: string } | un
  * secret, HTTP Basic), tokens that are unsecured JWTs for `subject`. Wrong credentials get 401
  * invalid_client, as a real identity provider answers.
  */
-export async function startOAuthTokenEndpoint(options: OAuthTokenEndpointOptions): Promise<OAuthTokenEndpoint> {
+export async function startOAuthTokenEndpoint(
+  options: OAuthTokenEndpointOptions,
+): Promise<OAuthTokenEndpoint> {
   const clientId = `ums-client-${randomBytes(3).toString('hex')}`;
   const clientSecret = randomBytes(16).toString('hex');
   let issued = 0;
