@@ -100,8 +100,20 @@ describe('Kafka TLS and SASL (real broker)', () => {
     KAFKA_SASL_OAUTH_SCOPE: 'kafka',
   });
 
-  it('talks SCRAM-SHA-512 over SASL_SSL with the env startSecureKafka gives', async () => {
+  it('talks SCRAM-SHA-512 over SASL_SSL with the env startSecureKafka gives, producing and consuming', async () => {
     await roundTrip({ ...secure.env });
+    // A consumer group: its coordinator is found and joined over the same listener.
+    const consumer = client(secure.env).consumer({ groupId: `g-${Date.now()}`, sessionTimeout: 6_000 });
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      const first = new Promise<string>((resolve) => {
+        void consumer.run({ eachMessage: async ({ message }) => resolve(message.value?.toString() ?? '') });
+      });
+      await expect(first).resolves.toBe(secure.listeners.SASL_SSL);
+    } finally {
+      await consumer.disconnect();
+    }
   });
 
   it('talks SCRAM-SHA-256 and PLAIN over SASL_SSL', async () => {
