@@ -100,6 +100,24 @@ describe('webhook-ingest on a SASL_SSL broker (real process)', () => {
     expect(log).not.toContain('wrong-password-123');
   });
 
+  it('create-topics refuses a wrong password at once, naming KAFKA_SASL_PASSWORD', () => {
+    const topics = compiledEntry('tools/create-topics.ts');
+    let stderr = '';
+    try {
+      execFileSync(topics.command, topics.args, {
+        env: { ...topics.env, ...secure.env, KAFKA_SASL_PASSWORD: 'wrong-password-456' },
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
+    } catch (error: unknown) {
+      stderr = String((error as { stderr?: unknown }).stderr);
+    }
+    expect(stderr).toMatch(
+      /^create-topics failed: Kafka refused SASL SCRAM-SHA-512 authentication; check KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD$/m,
+    );
+    expect(stderr).not.toContain('wrong-password-456');
+  });
+
   it('refuses to start as a plain client on the SASL_SSL port, naming KAFKA_SECURITY_PROTOCOL', async () => {
     const { code, log } = await failedStart({
       KAFKA_SECURITY_PROTOCOL: 'PLAINTEXT',
