@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import { AllTopics } from '@ums/contracts';
-import { ensureTopics, KafkaConfig, KafkaNames, loadConfig, processEnv } from '@ums/platform';
+import {
+  checkKafkaConnection,
+  ensureTopics,
+  KafkaConfig,
+  kafkaConnectionOptions,
+  KafkaNames,
+  loadConfig,
+  processEnv,
+} from '@ums/platform';
 import { Kafka, logLevel } from 'kafkajs';
 import { createTopicsOutcome } from './create-topics.outcome';
 
@@ -15,9 +23,12 @@ async function main(): Promise<void> {
   if (!Number.isInteger(replication) || replication < 1)
     throw new Error('--replication must be a positive integer');
   const config = loadConfig(KafkaConfig, processEnv());
+  const connection = kafkaConnectionOptions(config);
+  // Wrong TLS or SASL settings fail here at once, naming the setting, instead of after the retries.
+  await checkKafkaConnection(connection, config);
   const kafka = new Kafka({
     clientId: 'ums-create-topics',
-    brokers: config.KAFKA_BROKERS,
+    ...connection,
     logLevel: logLevel.WARN,
   });
   const result = await ensureTopics(kafka, AllTopics, replication, new KafkaNames(config.KAFKA_NAMESPACE));

@@ -1,5 +1,7 @@
 import { rmSync } from 'node:fs';
+import { KafkaConfig, kafkaConnectionOptions, loadConfig, processEnv } from '@ums/platform';
 import { startKafkaBroker, startKafkaCluster } from '@ums/testing';
+import { Kafka, logLevel } from 'kafkajs';
 import { kafkaNodesArg } from '../stack/kafka-nodes-arg';
 
 export interface BenchKafka {
@@ -31,4 +33,13 @@ export async function startBenchKafka(dataDir: string): Promise<BenchKafka> {
   const broker = await startKafkaBroker({ dataDir, heapMb: 768 });
   process.env['KAFKA_BROKERS'] = broker.brokers;
   return { replication, pids: { kafka: broker.pid }, stop: () => broker.stop() };
+}
+
+/**
+ * A client of the bench's own on the cluster of KAFKA_BROKERS, with the same TLS and SASL settings
+ * (KAFKA_SECURITY_PROTOCOL, ...) as the services it starts, which inherit this process's environment.
+ */
+export function benchKafkaClient(clientId: string): Kafka {
+  const config = loadConfig(KafkaConfig, processEnv());
+  return new Kafka({ clientId, ...kafkaConnectionOptions(config), logLevel: logLevel.NOTHING });
 }

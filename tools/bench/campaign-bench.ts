@@ -3,7 +3,7 @@ import { createWriteStream, mkdirSync, openAsBlob, statSync, writeFileSync } fro
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { startBenchKafka } from './bench-kafka';
+import { benchKafkaClient, startBenchKafka } from './bench-kafka';
 import { peakRssMb } from './process-usage';
 import { AllTopics, Scope, Topics } from '@ums/contracts';
 import {
@@ -23,7 +23,6 @@ import {
   waitUntil,
   workspaceRoot,
 } from '@ums/testing';
-import { Kafka, logLevel } from 'kafkajs';
 import { createTenantApiKey } from '../stack/pipeline-campaign';
 
 /**
@@ -53,11 +52,7 @@ async function main(): Promise<void> {
     await runPendingMigrations(ds);
     const namespace = `bench-${randomBytes(3).toString('hex')}`;
     const names = new KafkaNames(namespace);
-    const kafka = new Kafka({
-      clientId: 'bench',
-      brokers,
-      logLevel: logLevel.NOTHING,
-    });
+    const kafka = benchKafkaClient('bench');
     await ensureTopics(kafka, AllTopics, broker.replication, names);
     // An operator key of this run only; the bench's calls carry a key of its tenant made with it.
     const operatorKey = newOperatorKey();

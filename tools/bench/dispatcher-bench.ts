@@ -28,8 +28,8 @@ import {
   startServiceProcess,
   workspaceRoot,
 } from '@ums/testing';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { startBenchKafka } from './bench-kafka';
+import type { Producer } from 'kafkajs';
+import { benchKafkaClient, startBenchKafka } from './bench-kafka';
 import { CpuMeter, databaseServerPid } from './process-usage';
 
 /**
@@ -116,11 +116,7 @@ async function main(): Promise<void> {
   const broker = await startBenchKafka(
     join(workspaceRoot(), '.cache', 'kafka', `dispatcher-bench-${process.pid}`),
   );
-  const kafka = new Kafka({
-    clientId: 'dispatcher-bench',
-    brokers: (process.env['KAFKA_BROKERS'] ?? '').split(','),
-    logLevel: logLevel.NOTHING,
-  });
+  const kafka = benchKafkaClient('dispatcher-bench');
   const db = await createTestDatabase('dispatcher_bench');
   const ds = createDataSource(db.settings);
   let dispatcher: ServiceProcess | undefined;

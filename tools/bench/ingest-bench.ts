@@ -3,7 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { startBenchKafka } from './bench-kafka';
+import { benchKafkaClient, startBenchKafka } from './bench-kafka';
 import { cpuSeconds } from './process-usage';
 import { AllTopics, type ProviderEventV1, Topics } from '@ums/contracts';
 import {
@@ -22,7 +22,7 @@ import {
   TEST_SECRETS_KEYS,
   workspaceRoot,
 } from '@ums/testing';
-import { Kafka, logLevel } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { Pool } from 'undici';
 
 /**
@@ -77,11 +77,7 @@ async function main(): Promise<void> {
   const broker = await startBenchKafka(
     join(workspaceRoot(), '.cache', 'kafka', `ingest-bench-${process.pid}`),
   );
-  const kafka = new Kafka({
-    clientId: 'ingest-bench',
-    brokers: (process.env['KAFKA_BROKERS'] ?? '').split(','),
-    logLevel: logLevel.NOTHING,
-  });
+  const kafka = benchKafkaClient('ingest-bench');
   const db = await createTestDatabase('ingest_bench');
   let ingest: ServiceProcess | undefined;
   const figures: Figures[] = [];

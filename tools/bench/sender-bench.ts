@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { type BenchKafka, startBenchKafka } from './bench-kafka';
+import { type BenchKafka, benchKafkaClient, startBenchKafka } from './bench-kafka';
 import { databaseLabel, describeHost, hostFigures, type HostFigures } from './host-figures';
 import { type CpuFigures, CpuMeter, databaseServerPid, findProcess, peakRssMb } from './process-usage';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import {
   waitUntil,
   workspaceRoot,
 } from '@ums/testing';
-import { Kafka, logLevel } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 
 const CAMPAIGNS = 24;
@@ -103,11 +103,7 @@ async function round(
     await runPendingMigrations(ds);
     const namespace = `bench-${randomBytes(3).toString('hex')}`;
     const names = new KafkaNames(namespace);
-    const kafka = new Kafka({
-      clientId: 'sender-bench',
-      brokers: (process.env['KAFKA_BROKERS'] ?? '').split(','),
-      logLevel: logLevel.NOTHING,
-    });
+    const kafka = benchKafkaClient('sender-bench');
     await ensureTopics(kafka, AllTopics, broker.replication, names);
     const env = serviceEnv(db.settings.database, namespace);
     const simulatorProcess = await startServiceProcess({

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Scope, TENANT_HEADER, Topics } from '@ums/contracts';
-import { KafkaNames } from '@ums/platform';
+import { type KafkaConnectionOptions, KafkaNames } from '@ums/platform';
 import { bearer, LoopbackSubscriber } from '@ums/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import type { RunCounters } from '../cli/api.views';
@@ -25,6 +25,8 @@ export interface PipelineUrls {
 export interface PipelineCampaignOptions {
   readonly urls: PipelineUrls;
   readonly brokers: string;
+  /** TLS and SASL of a secured cluster (kafkaConnectionOptions), for the status check; plain `brokers` when omitted. */
+  readonly kafka?: KafkaConnectionOptions;
   readonly recipients: number;
   /** The credential's ceiling in messages/s (the AIMD limiter's start and maximum). */
   readonly rate: number;
@@ -194,7 +196,10 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
     const progress = await followProgress(options, campaign.id, credential.id, subscriber, startedAt);
     options.onSettled?.();
 
-    const published = await statusEventIds(options.brokers, campaign.id);
+    const published = await statusEventIds(
+      options.kafka ?? { brokers: options.brokers.split(',') },
+      campaign.id,
+    );
     say(
       `status topic holds ${published.size.toLocaleString('en')} events of this campaign; waiting for the subscriber`,
     );
@@ -363,10 +368,10 @@ async function followProgress(
 }
 
 /** Distinct event ids of one campaign on the status topic, read from the start up to its current end. */
-async function statusEventIds(brokers: string, campaignId: string): Promise<Set<string>> {
+async function statusEventIds(connection: KafkaConnectionOptions, campaignId: string): Promise<Set<string>> {
   const kafka = new Kafka({
     clientId: 'pipeline-check',
-    brokers: brokers.split(','),
+    ...connection,
     logLevel: logLevel.NOTHING,
   });
   const topic = new KafkaNames().topic(Topics.messageStatus.name);

@@ -13,6 +13,8 @@ import {
   ValidateBy,
 } from 'class-validator';
 import { ToInt, ToList } from './env-transforms';
+import * as kafkaRules from './kafka-security.rules';
+import { EmptyAsUnset, KafkaRule, LowerCase, UpperCase } from './kafka-security.rules';
 
 /** The management port when MANAGEMENT_PORT is unset (OpenTelemetry's Prometheus exporter port). */
 export const DEFAULT_MANAGEMENT_PORT = 9464;
@@ -99,6 +101,26 @@ export class KafkaConfig {
    * a sender's peak RSS at 275-295 MB with 100,000 pipeline recipients, 4 MiB at 248 MB, same CPU.
    */
   @Expose() @ToInt() @IsInt() @Min(1_048_576) @Max(67_108_864) KAFKA_FETCH_MAX_BYTES = 4_194_304;
+
+  // Security (docs/operations.md, "Secured and managed engines"). Each rule names its variable and
+  // refuses inconsistent combinations; the client options are built in kafka-security.ts.
+  /** PLAINTEXT, SSL (TLS), SASL_SSL (SASL over TLS) or SASL_PLAINTEXT. */
+  @Expose() @UpperCase() @KafkaRule(kafkaRules.protocolRule) KAFKA_SECURITY_PROTOCOL = 'PLAINTEXT';
+  /** PEM file of the CA(s) that signed the brokers' certificates; the system CAs when unset. */
+  @Expose() @EmptyAsUnset() @KafkaRule(kafkaRules.caFileRule) KAFKA_SSL_CA_FILE?: string;
+  /** mTLS: PEM client certificate and its key (both or neither); the key may be encrypted. */
+  @Expose() @EmptyAsUnset() @KafkaRule(kafkaRules.certFileRule) KAFKA_SSL_CERT_FILE?: string;
+  @Expose() @EmptyAsUnset() @KafkaRule(kafkaRules.keyFileRule) KAFKA_SSL_KEY_FILE?: string;
+  @Expose() @EmptyAsUnset() @KafkaRule(kafkaRules.keyPasswordRule) KAFKA_SSL_KEY_PASSWORD?: string;
+  /** scram-sha-256, scram-sha-512, plain or oauthbearer; required with a SASL_* protocol. */
+  @Expose() @EmptyAsUnset() @LowerCase() @KafkaRule(kafkaRules.mechanismRule) KAFKA_SASL_MECHANISM?: string;
+  @Expose() @EmptyAsUnset() @KafkaRule(kafkaRules.saslCredentialRule) KAFKA_SASL_USERNAME?: string;
+  @Expose() @EmptyAsUnset() @KafkaRule(kafkaRules.saslCredentialRule) KAFKA_SASL_PASSWORD?: string;
+  /** oauthbearer: a client-credentials grant at this token endpoint (https, or http on loopback). */
+  @Expose() @EmptyAsUnset() @KafkaRule(kafkaRules.oauthTokenUrlRule) KAFKA_SASL_OAUTH_TOKEN_URL?: string;
+  @Expose() @EmptyAsUnset() @KafkaRule(kafkaRules.oauthRequiredRule) KAFKA_SASL_OAUTH_CLIENT_ID?: string;
+  @Expose() @EmptyAsUnset() @KafkaRule(kafkaRules.oauthRequiredRule) KAFKA_SASL_OAUTH_CLIENT_SECRET?: string;
+  @Expose() @EmptyAsUnset() @KafkaRule(kafkaRules.oauthScopeRule) KAFKA_SASL_OAUTH_SCOPE?: string;
 }
 
 export class MysqlConfig {

@@ -1,8 +1,9 @@
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
 import type { PinoLogger } from 'nestjs-pino';
+import type { KafkaConnectionOptions } from './kafka-security';
 
-export interface KafkaClientSettings {
-  readonly brokers: readonly string[];
+/** Brokers, TLS and SASL from kafkaConnectionOptions (kafka-security.ts), and the client's id. */
+export interface KafkaClientSettings extends KafkaConnectionOptions {
   readonly clientId: string;
 }
 
@@ -18,6 +19,8 @@ export function createKafkaClient(settings: KafkaClientSettings, logger: PinoLog
   return new Kafka({
     clientId: settings.clientId,
     brokers: [...settings.brokers],
+    ssl: settings.ssl,
+    sasl: settings.sasl,
     connectionTimeout: 5_000,
     requestTimeout: 30_000,
     retry: { initialRetryTime: 300, retries: 8, maxRetryTime: 10_000 },

@@ -8,6 +8,7 @@ import { HealthRegistry } from '../health/health-registry';
 import { CONSUME_TOPIC, type ConsumeTopicOptions } from './consume-topic.decorator';
 import type { MessageHandler } from './consumed-message';
 import { KafkaAdmin } from './kafka-admin.service';
+import { kafkaFailureText } from './kafka-connection-check';
 import { KafkaMetrics } from './kafka.metrics';
 import { KafkaNames } from './kafka-names';
 import { KafkaProducer } from './kafka-producer.service';
@@ -87,6 +88,7 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
         names: this.names,
         sessionTimeoutMs: this.config.KAFKA_SESSION_TIMEOUT_MS,
         fetchMaxBytes: this.config.KAFKA_FETCH_MAX_BYTES,
+        describeFailure: (error) => kafkaFailureText(error, this.config),
       });
       this.consumers.push(consumer);
       await consumer.start();

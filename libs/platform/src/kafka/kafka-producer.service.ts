@@ -1,8 +1,10 @@
-import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import type { TopicDefinition } from '@ums/contracts';
 import { CompressionTypes, type IHeaders, Kafka, type Producer, type TopicMessages } from 'kafkajs';
+import { KafkaConfig } from '../config/common.config';
 import { UnavailableError } from '../errors/coded-error';
 import { HealthRegistry } from '../health/health-registry';
+import { describeKafkaFailure } from './kafka-connection-check';
 import { KafkaMetrics } from './kafka.metrics';
 import { KafkaNames } from './kafka-names';
 import { Murmur2Partitioner } from './murmur2-partitioner';
@@ -58,22 +60,42 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
   private replaced = false;
   private readonly queue: QueuedPublish[] = [];
   private sending = false;
+  /** Why the last request failed when the settings are the cause (TLS, SASL), until one succeeds. */
+  private misconfigured?: string;
 
   constructor(
     private readonly kafka: Kafka,
     private readonly metrics: KafkaMetrics,
     health: HealthRegistry,
     private readonly names: KafkaNames,
+    /** Lets readiness and start-up name the setting behind a TLS or SASL failure. */
+    @Optional() private readonly config?: KafkaConfig,
   ) {
     this.producer = this.newProducer();
-    health.register('kafka-producer', () => ({
-      ok: this.connected,
-      detail: this.connected ? undefined : 'not connected',
-    }));
+    health.register('kafka-producer', () =>
+      this.connected && this.misconfigured === undefined
+        ? { ok: true }
+        : { ok: false, detail: this.misconfigured ?? 'not connected' },
+    );
   }
 
   async onModuleInit(): Promise<void> {
-    await this.producer.connect();
+    try {
+      await this.producer.connect();
+    } catch (error: unknown) {
+      // Start-up's check passed or found the broker unreachable; this names what failed since.
+      throw this.config === undefined ? error : describeKafkaFailure(error, this.config);
+    }
+  }
+
+  /** Remembers a failure caused by the settings, for readiness; a success clears it. */
+  private noteOutcome(error?: unknown): void {
+    if (error === undefined || this.config === undefined) {
+      this.misconfigured = undefined;
+      return;
+    }
+    const failure = describeKafkaFailure(error, this.config);
+    this.misconfigured = failure.misconfigured ? failure.message : undefined;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -175,8 +197,10 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
             compression: CompressionTypes.None,
             topicMessages: topicMessages(taken),
           });
+          this.noteOutcome();
           for (const publish of taken) publish.resolve();
         } catch (error: unknown) {
+          this.noteOutcome(error);
           // Every call of the request learns it failed (it may be partly on the broker: at least once).
           const lost = producerStateLost(error);
           const reported = lost === undefined ? error : this.replaceProducer(lost, error);

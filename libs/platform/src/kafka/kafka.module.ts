@@ -6,6 +6,8 @@ import { ServiceInfo } from '../bootstrap/service-info';
 import { KafkaConfig } from '../config/common.config';
 import { createKafkaClient } from './kafka-client.factory';
 import { KafkaAdmin } from './kafka-admin.service';
+import { checkKafkaConnection } from './kafka-connection-check';
+import { kafkaConnectionOptions } from './kafka-security';
 import { KafkaConsumers } from './kafka-consumers.service';
 import { KafkaMetrics } from './kafka.metrics';
 import { KafkaNames } from './kafka-names';
@@ -19,11 +21,14 @@ import { KafkaProducer } from './kafka-producer.service';
     {
       provide: Kafka,
       inject: [KafkaConfig, ServiceInfo, PinoLogger],
-      useFactory: (config: KafkaConfig, service: ServiceInfo, logger: PinoLogger) =>
-        createKafkaClient(
-          { brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? service.name },
-          logger,
-        ),
+      // Wrong TLS or SASL settings stop start-up here, naming the setting (kafka-connection-check.ts).
+      useFactory: async (config: KafkaConfig, service: ServiceInfo, logger: PinoLogger) => {
+        const connection = kafkaConnectionOptions(config);
+        const unreachable = await checkKafkaConnection(connection, config);
+        if (unreachable !== undefined)
+          logger.warn({ code: unreachable.code }, `${unreachable.message}; connecting with retries`);
+        return createKafkaClient({ ...connection, clientId: config.KAFKA_CLIENT_ID ?? service.name }, logger);
+      },
     },
     {
       provide: KafkaNames,

@@ -55,6 +55,8 @@ export interface TopicConsumerOptions<V extends object> {
   /** KafkaConfig's values, validated there: the one place their defaults live. */
   readonly sessionTimeoutMs: number;
   readonly fetchMaxBytes: number;
+  /** Readiness's words for a crash (kafkaFailureText: names the setting when TLS or SASL failed). */
+  readonly describeFailure?: (error: Error) => string;
 }
 
 interface Flow {
@@ -255,7 +257,8 @@ export class TopicConsumer<V extends object> {
     consumer.on(events.CRASH, ({ payload }) => {
       this.metrics.crashes.inc({ group: groupId });
       this.logger.error({ groupId, err: payload.error, restart: payload.restart }, 'Kafka consumer crashed');
-      if (!payload.restart) flow.crashed = payload.error.message;
+      if (!payload.restart)
+        flow.crashed = this.options.describeFailure?.(payload.error) ?? payload.error.message;
     });
     consumer.on(events.STOP, () => {
       if (!this.stopping) flow.crashed = 'stopped';

@@ -21,6 +21,22 @@ export interface KafkaBrokerOptions {
   /** Leave the JVM running after this process exits (dev stack, `--keep`); stop it with stopDetachedBroker. */
   readonly detached?: boolean;
   readonly readyTimeoutMs?: number;
+  /**
+   * Listeners besides PLAINTEXT (which stays: inter-broker traffic and the readiness probe use it),
+   * e.g. SSL or SASL_SSL ones; see secure-kafka.ts. Each gets a free port when `port` is omitted.
+   */
+  readonly extraListeners?: readonly KafkaExtraListener[];
+  /** More server.properties lines: the TLS and SASL settings of the extra listeners. */
+  readonly extraProperties?: string;
+  /** More `kafka-storage format` arguments, e.g. `--add-scram` for SCRAM users (KRaft keeps them). */
+  readonly formatArgs?: readonly string[];
+}
+
+export interface KafkaExtraListener {
+  /** Listener name, upper case (SASL_SSL, MTLS, ...). */
+  readonly name: string;
+  readonly protocol: 'SSL' | 'SASL_SSL' | 'SASL_PLAINTEXT' | 'PLAINTEXT';
+  readonly port?: number;
 }
 
 export interface KafkaBrokerHandle {
@@ -34,6 +50,8 @@ export interface KafkaBrokerHandle {
   kill(): Promise<void>;
   /** Starts again on the same ports and data. */
   restart(): Promise<void>;
+  /** host:port of each extra listener by name (empty without extraListeners). */
+  readonly listeners: Readonly<Record<string, string>>;
 }
 
 export function kafkaLibsDir(): string {
@@ -58,7 +76,11 @@ export function newKafkaClusterId(): string {
 }
 
 /** Formats the KRaft storage of dataDir/server.properties (writing dataDir/log4j.properties first). */
-export function formatKafkaStorage(dataDir: string, clusterId: string): void {
+export function formatKafkaStorage(
+  dataDir: string,
+  clusterId: string,
+  extraArgs: readonly string[] = [],
+): void {
   writeFileSync(join(dataDir, 'log4j.properties'), LOG4J);
   execFileSync(
     'java',
@@ -73,6 +95,7 @@ export function formatKafkaStorage(dataDir: string, clusterId: string): void {
       clusterId,
       '-c',
       join(dataDir, 'server.properties'),
+      ...extraArgs,
     ],
     { stdio: 'pipe' },
   );
@@ -120,10 +143,15 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Kaf
   let controllerPort = options.controllerPort ?? (await freePort());
   while (controllerPort === port) controllerPort = await freePort();
   const dataDir = options.dataDir;
+  const extra = await extraListenerPorts(options.extraListeners ?? [], [port, controllerPort]);
   mkdirSync(dataDir, { recursive: true });
-  writeFileSync(join(dataDir, 'server.properties'), serverProperties(port, controllerPort, dataDir));
+  writeFileSync(
+    join(dataDir, 'server.properties'),
+    withExtraListeners(serverProperties(port, controllerPort, dataDir), extra, options.extraProperties),
+  );
   writeFileSync(join(dataDir, 'log4j.properties'), LOG4J);
-  if (!existsSync(join(dataDir, 'logs', 'meta.properties'))) formatKafkaStorage(dataDir, newKafkaClusterId());
+  if (!existsSync(join(dataDir, 'logs', 'meta.properties')))
+    formatKafkaStorage(dataDir, newKafkaClusterId(), options.formatArgs);
 
   const brokers = `127.0.0.1:${port}`;
   const heap = options.heapMb ?? 768;
@@ -149,6 +177,7 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Kaf
     brokers,
     port,
     dataDir,
+    listeners: Object.fromEntries(extra.map((l) => [l.name, `127.0.0.1:${l.port}`])),
     get pid() {
       return broker.pid;
     },
@@ -194,7 +223,7 @@ async function stopByPidFile(pidFile: string): Promise<boolean> {
 export function runningDetachedBroker(dataDir: string): string | undefined {
   const pidFile = join(dataDir, 'kafka.pid');
   if (!existsSync(pidFile) || !isAlive(Number(readFileSync(pidFile, 'utf8')))) return undefined;
-  const match = /^advertised\.listeners=PLAINTEXT:\/\/(.+)$/m.exec(
+  const match = /^advertised\.listeners=PLAINTEXT:\/\/([^,\s]+)/m.exec(
     readFileSync(join(dataDir, 'server.properties'), 'utf8'),
   );
   return match?.[1];
@@ -237,6 +266,39 @@ function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Extra listeners with their ports: the given ones, or free ones distinct from `taken`. */
+async function extraListenerPorts(
+  listeners: readonly KafkaExtraListener[],
+  taken: number[],
+): Promise<Array<KafkaExtraListener & { port: number }>> {
+  const used = new Set(taken);
+  const result: Array<KafkaExtraListener & { port: number }> = [];
+  for (const listener of listeners) {
+    let port = listener.port ?? (await freePort());
+    while (listener.port === undefined && used.has(port)) port = await freePort();
+    used.add(port);
+    result.push({ ...listener, port });
+  }
+  return result;
+}
+
+/** server.properties with the extra listeners added to listeners, advertised.listeners and the map. */
+function withExtraListeners(
+  properties: string,
+  listeners: ReadonlyArray<KafkaExtraListener & { port: number }>,
+  extraProperties = '',
+): string {
+  if (listeners.length === 0) return properties + extraProperties;
+  const urls = listeners.map((l) => `${l.name}://127.0.0.1:${l.port}`).join(',');
+  const map = listeners.map((l) => `${l.name}:${l.protocol}`).join(',');
+  return (
+    properties
+      .replace(/^(listeners=.*)$/m, `$1,${urls}`)
+      .replace(/^(advertised\.listeners=.*)$/m, `$1,${urls}`)
+      .replace(/^(listener\.security\.protocol\.map=.*)$/m, `$1,${map}`) + extraProperties
+  );
 }
 
 function serverProperties(port: number, controllerPort: number, dataDir: string): string {

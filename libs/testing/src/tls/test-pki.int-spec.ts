@@ -12,7 +12,7 @@ describe('createTestPki', () => {
     const pki = createTestPki({ dir });
     const server = createServer(
       { cert: pki.server.cert, key: pki.server.key, ca: pki.ca.cert, requestCert: true },
-      (socket) => socket.end((socket as TLSSocket).getPeerCertificate().subject?.CN ?? 'none'),
+      (socket) => socket.end(String((socket as TLSSocket).getPeerCertificate().subject?.CN ?? 'none')),
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
