@@ -77,20 +77,6 @@ const EXTERNAL_SECRETS = new Set([
   'ums-migrate-secrets',
   ...KAFKA_USER_SECRETS,
 ]);
-/**
- * The Kafka security settings of the configuration contract (.env.example). Renders for secured
- * clusters set them; one KafkaConfig does not declare is tolerated (not reported as unread).
- */
-const KAFKA_SECURITY_VARIABLES = [
-  'KAFKA_SECURITY_PROTOCOL',
-  'KAFKA_SSL_CA_FILE',
-  'KAFKA_SSL_CERT_FILE',
-  'KAFKA_SSL_KEY_FILE',
-  'KAFKA_SSL_KEY_PASSWORD',
-  'KAFKA_SASL_MECHANISM',
-  'KAFKA_SASL_USERNAME',
-  'KAFKA_SASL_PASSWORD',
-];
 /** Values that come from Secrets created outside Git: a stand-in lets the config classes check the rest. */
 const SECRET_STAND_INS = new Set(['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD']);
 /** Services holding the operator bootstrap key (AUTH_OPERATOR_KEY, Secret ums-operator-key). */
@@ -132,17 +118,15 @@ const programs = new Map<string, ProgramConfig>([
   ['create-topics', readToolConfig(root, 'create-topics')],
 ]);
 const everyKnownVariable = new Set([...programs.values()].flatMap((p) => [...p.variables.keys()]));
-const undeclaredKafkaSecurity = new Set(KAFKA_SECURITY_VARIABLES.filter((v) => !everyKnownVariable.has(v)));
 
 /** Env problems, and the real platform config classes run over the values that are known. */
 function checkProgramEnv(
   program: string,
-  containerVariables: ReadonlyMap<string, string | undefined>,
+  env: ReadonlyMap<string, string | undefined>,
   strict: boolean,
 ): string[] {
   const config = programs.get(program);
   if (config === undefined) return [`no program ${program}`];
-  const env = new Map([...containerVariables].filter(([name]) => !undeclaredKafkaSecurity.has(name)));
   const problems = envProblems(config, env, strict).map((p) => `${p}`);
   for (const name of env.keys())
     if (!everyKnownVariable.has(name) && !NODE_RUNTIME_VARIABLES.has(name))
