@@ -5,6 +5,7 @@ import {
   ServiceKafkaContracts,
   type TopicDefinition,
 } from '@ums/contracts';
+import { expectedMinInsyncReplicas } from '@ums/platform';
 import { stringify } from 'yaml';
 
 /** The Strimzi Kafka cluster (its `metadata.name`) the resources belong to; overlays patch the label. */
@@ -15,7 +16,8 @@ export const STRIMZI_BOOTSTRAP = `${STRIMZI_CLUSTER}-kafka-bootstrap:9093`;
 export const STRIMZI_CLUSTER_CA_SECRET = `${STRIMZI_CLUSTER}-cluster-ca-cert`;
 /** Replication of the topics: a Strimzi cluster in production has three brokers or more. */
 export const STRIMZI_REPLICAS = 3;
-export const STRIMZI_MIN_INSYNC_REPLICAS = 2;
+/** What create-topics expects at that replication (2). */
+export const STRIMZI_MIN_INSYNC_REPLICAS = expectedMinInsyncReplicas(STRIMZI_REPLICAS);
 /** Where each pod mounts the cluster CA; KAFKA_SSL_CA_FILE points at the file. */
 export const KAFKA_CA_DIR = '/etc/ums/kafka-ca';
 
