@@ -272,7 +272,7 @@ async function stopKeptServices() {
 async function main() {
   const [command = 'help', ...args] = process.argv.slice(2);
   checkNode();
-  if (['test', 'test-mysql', 'demo', 'bench', 'migrate', 'infra-down'].includes(command)) {
+  if (['test', 'test-mysql', 'demo', 'bench', 'migrate', 'db-grants', 'infra-down'].includes(command)) {
     ensureDependencies();
     await onProjectNode();
   }
@@ -320,6 +320,10 @@ async function main() {
       build();
       process.exit(node('tools/migrate.js', args));
       break;
+    case 'db-grants':
+      build();
+      process.exit(node('tools/mysql/grants.js', args));
+      break;
     case 'infra-down': {
       build();
       // The services first, and wait for them: they drain (finish in-flight work, commit offsets, flush
@@ -342,7 +346,7 @@ async function main() {
     }
     default:
       process.stdout.write(
-        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher] [--brokers 3] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | infra-down\n',
+        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher] [--brokers 3] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | db-grants print|apply | infra-down\n',
       );
       process.exit(command === 'help' ? 0 : 2);
   }

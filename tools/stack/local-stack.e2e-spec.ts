@@ -4,6 +4,7 @@ import { Scope } from '@ums/contracts';
 import {
   compiledEntry,
   createTestDatabase,
+  testMysqlAccounts,
   jsonCall,
   ManagedProcess,
   TEST_OPERATOR_KEY,
@@ -37,6 +38,7 @@ describe('the whole stack', () => {
       kafkaBrokers: testBrokers().join(','),
       kafkaDataDir: '',
       mysqlDatabase: database.settings.database,
+      mysqlAccounts: testMysqlAccounts(),
       logDir,
       env: { LOG_LEVEL: 'warn' },
       onStep: (line) => steps.push(line),

@@ -24,3 +24,4 @@ export * from './validation/decode-message';
 export * from './validation/field-issue';
 export * from './validation/is-string-record.validator';
 export * from './credentials/credential-config';
+export * from './mysql/service-grants';
