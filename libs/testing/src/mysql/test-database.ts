@@ -74,6 +74,30 @@ export async function grantTestMysqlUsers(
   else await withServerConnection(admin, run);
 }
 
+/**
+ * For a local stack (the demo): makes the schema when missing and the platform's accounts with fresh
+ * random passwords, as `admin` (an account that may create users), and returns their logins.
+ */
+export async function provisionMysqlAccounts(
+  admin: TestMysqlSettings,
+  database: string,
+): Promise<MysqlAccounts> {
+  if (!/^[A-Za-z0-9_]{1,64}$/.test(database))
+    throw new Error(`database must be letters, digits or _: ${database}`);
+  const passwords = Object.fromEntries(
+    MYSQL_SERVICE_USERS.map((user) => [user, randomBytes(24).toString('base64url')]),
+  ) as Record<MysqlServiceUser, string>;
+  await withServerConnection(admin, async (connection) => {
+    await connection.query(
+      `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
+    await grantTestMysqlUsers(admin, database, { connection, passwords });
+  });
+  return Object.fromEntries(
+    MYSQL_SERVICE_USERS.map((user) => [user, { user, password: passwords[user] }]),
+  ) as Record<MysqlServiceUser, { user: string; password: string }>;
+}
+
 /** Revokes what grantTestMysqlUsers gave on `database`: grants outlive the schema they are on. */
 async function revokeTestMysqlGrants(connection: Connection, database: string): Promise<void> {
   for (const statement of revokeStatements({ database })) {
