@@ -19,6 +19,7 @@ import { runPendingMigrations } from './migration-runner';
 import { openServiceDataSource } from './mysql.module';
 import { mysqlSettingsFrom } from './mysql-settings.mapper';
 import { MysqlStartupError } from './mysql-startup-error';
+import { checkServiceGrants } from './service-grants.check';
 
 const SERVICES: Readonly<Record<Exclude<MysqlServiceUser, 'ums_migrator'>, string>> = {
   ums_scheduler: 'campaign-scheduler',
@@ -143,6 +144,18 @@ describe('MySQL over TLS with least-privilege accounts (a TLS-only MariaDB)', ()
     expect(error).toMatchObject({ code: 'MYSQL_GRANT_MISSING', setting: 'MYSQL_USER' });
     expect(error.message).toContain('INSERT ON ums.*');
     expect(error.message).toContain("MYSQL_USER 'ums_ingest'");
+  }, 30_000);
+
+  it("tells the DDL an account holds beyond its service's grants (a service run as the migrator)", async () => {
+    const asMigrator = await startAs('migrate', mariadb.env);
+    const query = (sql: string, parameters: unknown[]): Promise<unknown> => asMigrator.query(sql, parameters);
+    const sender = await checkServiceGrants(query, { user: 'ums_sender', database: 'ums' });
+    expect(sender.missing).toEqual([]);
+    expect([...sender.excess].sort()).toEqual(['ALTER', 'CREATE', 'DROP', 'INDEX', 'REFERENCES']);
+    expect(await checkServiceGrants(query, { user: 'ums_migrator', database: 'ums' })).toEqual({
+      missing: [],
+      excess: [],
+    });
   }, 30_000);
 
   it('stops a service at start-up at once, naming the setting, without retrying', async () => {
