@@ -52,8 +52,8 @@ async function main(): Promise<void> {
   let stack: LocalStack | undefined;
   try {
     const database = process.env['MYSQL_DATABASE'] ?? 'ums';
-    // No service runs as the administrator: each gets its own account with the production grants
-    // (fresh random passwords, never printed), made here as MYSQL_USER (root by default).
+    // No service runs as the administrator: each gets its own account with the production grants,
+    // made here as MYSQL_USER (root by default), with the tests' public passwords (a dev server).
     say('creating the MySQL accounts of the services and the migrator');
     const mysqlAccounts = await provisionMysqlAccounts(testMysqlSettings(database), database);
     stack = await startLocalStack({

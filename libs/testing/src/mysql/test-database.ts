@@ -52,7 +52,7 @@ type Connection = Awaited<ReturnType<typeof createConnection>>;
 /**
  * Creates the platform's accounts on a server (when missing; the password is set either way) and
  * gives them their grants on `database` (libs/contracts service-grants.ts, the production ones).
- * The test passwords unless `passwords` says otherwise (the demo makes random ones).
+ * The test passwords unless `passwords` says otherwise.
  */
 export async function grantTestMysqlUsers(
   admin: TestMysqlSettings,
@@ -75,8 +75,10 @@ export async function grantTestMysqlUsers(
 }
 
 /**
- * For a local stack (the demo): makes the schema when missing and the platform's accounts with fresh
- * random passwords, as `admin` (an account that may create users), and returns their logins.
+ * For a local stack (the demo): makes the schema when missing and the platform's accounts, as `admin`
+ * (an account that may create users), and returns their logins. The passwords are the tests' public
+ * ones: the demo and the tests share the machine's server and its accounts, and a password one of
+ * them set would lock the other's running services out.
  */
 export async function provisionMysqlAccounts(
   admin: TestMysqlSettings,
@@ -84,18 +86,13 @@ export async function provisionMysqlAccounts(
 ): Promise<MysqlAccounts> {
   if (!/^[A-Za-z0-9_]{1,64}$/.test(database))
     throw new Error(`database must be letters, digits or _: ${database}`);
-  const passwords = Object.fromEntries(
-    MYSQL_SERVICE_USERS.map((user) => [user, randomBytes(24).toString('base64url')]),
-  ) as Record<MysqlServiceUser, string>;
   await withServerConnection(admin, async (connection) => {
     await connection.query(
       `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
     );
-    await grantTestMysqlUsers(admin, database, { connection, passwords });
+    await grantTestMysqlUsers(admin, database, { connection });
   });
-  return Object.fromEntries(
-    MYSQL_SERVICE_USERS.map((user) => [user, { user, password: passwords[user] }]),
-  ) as Record<MysqlServiceUser, { user: string; password: string }>;
+  return testMysqlAccounts();
 }
 
 /** Revokes what grantTestMysqlUsers gave on `database`: grants outlive the schema they are on. */
@@ -105,11 +102,7 @@ async function revokeTestMysqlGrants(connection: Connection, database: string): 
       await connection.query(statement);
     } catch (error: unknown) {
       // Never granted (a create that failed half way) or already revoked: nothing to undo.
-      if (
-        (error as { code?: unknown }).code !== 'ER_NONEXISTING_GRANT' &&
-        (error as { code?: unknown }).code !== 'ER_NONEXISTING_TABLE_GRANT'
-      )
-        throw error;
+      if ((error as { code?: unknown }).code !== 'ER_NONEXISTING_GRANT') throw error;
     }
   }
 }
