@@ -50,9 +50,14 @@ export function mysqlStartupError(
     );
   }
   if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR') {
+    // The server says the same to an account created REQUIRE X509 that showed no client certificate.
+    const certificate =
+      settings.tls !== undefined && settings.tls.cert === undefined
+        ? ', or MYSQL_SSL_CERT_FILE and MYSQL_SSL_KEY_FILE if the account requires a client certificate'
+        : '';
     return new MysqlStartupError(
       'MYSQL_AUTH_FAILED',
-      `MySQL at ${where} refused the account: check MYSQL_USER ('${settings.user}') and MYSQL_PASSWORD (${message})`,
+      `MySQL at ${where} refused the account: check MYSQL_USER ('${settings.user}') and MYSQL_PASSWORD${certificate} (${message})`,
       'MYSQL_PASSWORD',
       { cause: error },
     );

@@ -142,7 +142,8 @@ async function connectOrExplain(
 function settingsOf(
   options: Extract<DataSourceOptions, { type: 'mysql' | 'mariadb' }>,
 ): MysqlConnectionSettings {
-  const ssl = options.ssl as { rejectUnauthorized?: boolean; verifyIdentity?: boolean } | undefined;
+  const ssl = options.ssl as
+    { rejectUnauthorized?: boolean; verifyIdentity?: boolean; cert?: string } | undefined;
   const mode =
     ssl === undefined
       ? undefined
@@ -158,6 +159,6 @@ function settingsOf(
     password: options.password ?? '',
     database: options.database ?? '',
     poolSize: 0,
-    ...(mode === undefined ? {} : { tls: { mode } }),
+    ...(mode === undefined ? {} : { tls: { mode, ...(ssl?.cert === undefined ? {} : { cert: ssl.cert }) } }),
   };
 }

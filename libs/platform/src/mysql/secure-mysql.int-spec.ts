@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { MysqlServiceUser } from '@ums/contracts';
 import {
   compiledEntry,
+  connectTestDatabase,
   createTestPki,
   ManagedProcess,
   type SecureMariadb,
@@ -144,6 +145,26 @@ describe('MySQL over TLS with least-privilege accounts (a TLS-only MariaDB)', ()
     expect(error).toMatchObject({ code: 'MYSQL_GRANT_MISSING', setting: 'MYSQL_USER' });
     expect(error.message).toContain('INSERT ON ums.*');
     expect(error.message).toContain("MYSQL_USER 'ums_ingest'");
+  }, 30_000);
+
+  it('connects an account created REQUIRE X509 with its client certificate, and names it without', async () => {
+    const admin = await connectTestDatabase(mariadb.server.settings('ums'));
+    await admin.query(`ALTER USER 'ums_dispatcher'@'%' REQUIRE X509`);
+    try {
+      const error = await refusal('webhook-dispatcher', mariadb.envFor('ums_dispatcher'));
+      expect(error.code).toBe('MYSQL_AUTH_FAILED');
+      expect(error.message).toContain('MYSQL_SSL_CERT_FILE and MYSQL_SSL_KEY_FILE');
+      const ds = await startAs('webhook-dispatcher', {
+        ...mariadb.envFor('ums_dispatcher'),
+        MYSQL_SSL_CERT_FILE: pki.client.certFile,
+        MYSQL_SSL_KEY_FILE: pki.client.keyFile,
+      });
+      const [version] = (await ds.query(`SHOW SESSION STATUS LIKE 'Ssl_version'`)) as { Value: string }[];
+      expect(version?.Value).toMatch(/^TLS/);
+    } finally {
+      await admin.query(`ALTER USER 'ums_dispatcher'@'%' REQUIRE NONE`);
+      await admin.end();
+    }
   }, 30_000);
 
   it("tells the DDL an account holds beyond its service's grants (a service run as the migrator)", async () => {
