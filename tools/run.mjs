@@ -272,7 +272,7 @@ async function stopKeptServices() {
 async function main() {
   const [command = 'help', ...args] = process.argv.slice(2);
   checkNode();
-  if (['test', 'test-mysql', 'demo', 'bench', 'migrate', 'db-grants', 'infra-down'].includes(command)) {
+  if (['test', 'test-mysql', 'demo', 'bench', 'migrate', 'infra-down'].includes(command)) {
     ensureDependencies();
     await onProjectNode();
   }
@@ -321,6 +321,7 @@ async function main() {
       process.exit(node('tools/migrate.js', args));
       break;
     case 'db-grants':
+      // Not on the project's Node (that prints a [setup] line): stdout is SQL, for a file or a pipe.
       build();
       process.exit(node('tools/mysql/grants.js', args));
       break;
