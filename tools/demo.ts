@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { workspaceRoot } from '@ums/testing';
+import { provisionMysqlAccounts, testMysqlSettings, workspaceRoot } from '@ums/testing';
 import { kafkaNodesArg } from './stack/kafka-nodes-arg';
 import { defaultLogDir, type LocalStack, stackUrls, startLocalStack } from './stack/local-stack';
 import {
@@ -51,16 +51,22 @@ async function main(): Promise<void> {
   const logDir = defaultLogDir('demo-logs');
   let stack: LocalStack | undefined;
   try {
+    const database = process.env['MYSQL_DATABASE'] ?? 'ums';
+    // No service runs as the administrator: each gets its own account with the production grants,
+    // made here as MYSQL_USER (root by default), with the tests' public passwords (a dev server).
+    say('creating the MySQL accounts of the services and the migrator');
+    const mysqlAccounts = await provisionMysqlAccounts(testMysqlSettings(database), database);
     stack = await startLocalStack({
       kafkaBrokers: process.env['KAFKA_BROKERS'] || undefined,
       kafkaDataDir: join(workspaceRoot(), '.cache', 'kafka', 'dev'),
       keepRunning: keep,
       kafkaPort,
       kafkaNodes,
-      mysqlDatabase: process.env['MYSQL_DATABASE'] ?? 'ums',
+      mysqlDatabase: database,
+      mysqlAccounts,
       basePort: 3000,
       logDir,
-      env: pick(['MYSQL_HOST', 'MYSQL_PORT', 'MYSQL_USER', 'MYSQL_PASSWORD', 'REDIS_URL']),
+      env: pick(['MYSQL_HOST', 'MYSQL_PORT', 'REDIS_URL']),
       // The demo's subscriber listens on loopback, which only internal subscribers may use.
       serviceEnv: { 'webhook-dispatcher': { WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true' } },
       onStep: say,

@@ -3,7 +3,9 @@ import {
   createDataSource,
   loadConfig,
   MysqlConfig,
+  mysql2SslOptions,
   mysqlSettingsFrom,
+  explainMysqlRefusal,
   processEnv,
   revertAllMigrations,
   runPendingMigrations,
@@ -11,26 +13,35 @@ import {
 import { createConnection } from 'mysql2/promise';
 
 /**
- * Schema migrations, the job a deployment runs before rolling out services.
+ * Schema migrations, the job a deployment runs before rolling out services, as the migration
+ * account (ums_migrator: DDL on the schema; `npm run -s db:grants` prints its grants).
  * Usage: migrate up | down (reverts the last one) | reset (reverts all) | status.
  * `up` creates the database first when it does not exist (development convenience).
  */
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'up';
   const settings = mysqlSettingsFrom(loadConfig(MysqlConfig, processEnv()));
+  const explained = async (error: unknown): Promise<unknown> =>
+    (await explainMysqlRefusal(error, settings)) ?? error;
   if (command === 'up') {
     const server = await createConnection({
       host: settings.host,
       port: settings.port,
       user: settings.user,
       password: settings.password,
-    });
-    await server.query(
-      `CREATE DATABASE IF NOT EXISTS \`${settings.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-    );
-    await server.end();
+      ...(settings.tls === undefined ? {} : { ssl: mysql2SslOptions(settings.tls) }),
+    }).catch(async (error: unknown) => Promise.reject(await explained(error)));
+    try {
+      await server.query(
+        `CREATE DATABASE IF NOT EXISTS \`${settings.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+      );
+    } finally {
+      await server.end();
+    }
   }
-  const dataSource = await createDataSource(settings).initialize();
+  const dataSource = await createDataSource(settings)
+    .initialize()
+    .catch(async (error: unknown) => Promise.reject(await explained(error)));
   try {
     switch (command) {
       case 'up': {

@@ -320,6 +320,11 @@ async function main() {
       build();
       process.exit(node('tools/migrate.js', args));
       break;
+    case 'db-grants':
+      // Not on the project's Node (that prints a [setup] line): stdout is SQL, for a file or a pipe.
+      build();
+      process.exit(node('tools/mysql/grants.js', args));
+      break;
     case 'infra-down': {
       build();
       // The services first, and wait for them: they drain (finish in-flight work, commit offsets, flush
@@ -342,7 +347,7 @@ async function main() {
     }
     default:
       process.stdout.write(
-        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher] [--brokers 3] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | infra-down\n',
+        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher] [--brokers 3] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | db-grants print|apply | infra-down\n',
       );
       process.exit(command === 'help' ? 0 : 2);
   }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDataSource } from '@ums/platform';
-import { createTestDatabase, workspaceRoot } from '@ums/testing';
+import { createTestDatabase, testMysqlAccounts, workspaceRoot } from '@ums/testing';
 import { kafkaNodesArg } from '../stack/kafka-nodes-arg';
 import { type LocalStack, stackUrls, startLocalStack } from '../stack/local-stack';
 import {
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   let restoreDatabase: (() => Promise<void>) | undefined;
   try {
     if (process.argv.includes('--tune-database'))
-      restoreDatabase = await setDatabaseSizes(db.settings, RECOMMENDED_DATABASE_SIZES);
+      restoreDatabase = await setDatabaseSizes(db.admin, RECOMMENDED_DATABASE_SIZES);
     // Before anything starts: the calibration wants an idle machine.
     const host = await hostFigures(db.settings);
     say(describeHost(host));
@@ -78,9 +78,8 @@ async function main(): Promise<void> {
         LOG_LEVEL: 'warn',
         MYSQL_HOST: db.settings.host,
         MYSQL_PORT: String(db.settings.port),
-        MYSQL_USER: db.settings.user,
-        MYSQL_PASSWORD: db.settings.password,
       },
+      mysqlAccounts: testMysqlAccounts(),
       serviceEnv: { 'webhook-dispatcher': { WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true' } },
       onStep: say,
     });

@@ -196,8 +196,7 @@ export class ChaosStack {
       KAFKA_BROKERS: this.infra.cluster.brokers,
       MYSQL_HOST: this.database.host,
       MYSQL_PORT: String(port),
-      MYSQL_USER: this.database.user,
-      MYSQL_PASSWORD: this.database.password,
+      // MYSQL_USER and MYSQL_PASSWORD: each service's own account, from startServiceProcess.
       REDIS_URL: this.infra.redis.url,
       // Longer than serviceEnv's 6 s: with ten processes and three JVMs on two cores a starved member
       // must not be taken for dead (a rebalance storm); a killed one's partitions still move on within 10 s.

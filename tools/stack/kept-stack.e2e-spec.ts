@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createTestDatabase, testBrokers, waitUntil } from '@ums/testing';
+import { createTestDatabase, testBrokers, testMysqlAccounts, waitUntil } from '@ums/testing';
 import { defaultLogDir, type LocalStack, startLocalStack } from './local-stack';
 
 /**
@@ -20,6 +20,7 @@ describe('a kept stack', () => {
       kafkaDataDir: '',
       keepRunning: true,
       mysqlDatabase: database.settings.database,
+      mysqlAccounts: testMysqlAccounts(),
       services: ['webhook-ingest'],
       logDir,
       env: { LOG_LEVEL: 'warn' },

@@ -4,6 +4,9 @@ import { Scope } from '@ums/contracts';
 import {
   compiledEntry,
   createTestDatabase,
+  grantTestMysqlUsers,
+  serviceMysqlEnv,
+  testMysqlAccounts,
   jsonCall,
   ManagedProcess,
   TEST_OPERATOR_KEY,
@@ -33,10 +36,13 @@ describe('the whole stack', () => {
   beforeAll(async () => {
     database = await createTestDatabase('ums_stack');
     await database.drop(); // the migrate job creates it, as in a fresh deployment
+    // The accounts and grants come first (a DBA's step); grants may name a schema not made yet.
+    await grantTestMysqlUsers(database.admin, database.settings.database);
     stack = await startLocalStack({
       kafkaBrokers: testBrokers().join(','),
       kafkaDataDir: '',
       mysqlDatabase: database.settings.database,
+      mysqlAccounts: testMysqlAccounts(),
       logDir,
       env: { LOG_LEVEL: 'warn' },
       onStep: (line) => steps.push(line),
@@ -131,6 +137,7 @@ describe('the whole stack', () => {
       env: {
         KAFKA_BROKERS: testBrokers().join(','),
         MYSQL_DATABASE: database.settings.database,
+        ...serviceMysqlEnv('notification-sender'),
         REDIS_URL: 'redis://127.0.0.1:1/0',
         SECRETS_KEYS: TEST_SECRETS_KEYS,
         HTTP_PORT: '0',
@@ -170,12 +177,20 @@ describe('the whole stack', () => {
       command,
       args,
       logFile,
-      env: { KAFKA_BROKERS: 'not a broker', MYSQL_PORT: 'abc', HTTP_PORT: '3000' },
+      env: {
+        KAFKA_BROKERS: 'not a broker',
+        MYSQL_PORT: 'abc',
+        HTTP_PORT: '3000',
+        MYSQL_USER: '',
+        MYSQL_SSL_MODE: 'VERIFY_CA',
+      },
     }).start();
     expect(await proc.waitForExit()).toBe(1);
     const log = readFileSync(logFile, 'utf8');
     expect(log).toContain('KAFKA_BROKERS: KAFKA_BROKERS entries must be host:port');
     expect(log).toContain('MYSQL_PORT');
+    expect(log).toContain("MYSQL_USER: MYSQL_USER must be set (the service's own account)");
+    expect(log).toContain('MYSQL_SSL_MODE: MYSQL_SSL_MODE VERIFY_CA needs MYSQL_SSL_CA_FILE');
   }, 30_000);
 
   it('restarts a service that dies, as an orchestrator would, and says so', async () => {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { mysqlUserOfService } from '@ums/contracts';
 import { newOperatorKey } from '@ums/platform';
 import {
   compiledEntry,
@@ -6,6 +7,7 @@ import {
   type KafkaBrokerHandle,
   type KafkaClusterHandle,
   ManagedProcess,
+  type MysqlAccounts,
   runningDetachedBroker,
   runningDetachedCluster,
   startKafkaBroker,
@@ -44,6 +46,11 @@ export interface LocalStackOptions {
   /** Kafka and the services outlive this process (`--keep`); stop them with `npm run infra:down`. */
   readonly keepRunning?: boolean;
   readonly mysqlDatabase: string;
+  /**
+   * The MySQL login of each service and of the migration job (libs/contracts service-grants.ts);
+   * without it every process uses the environment's MYSQL_USER and MYSQL_PASSWORD.
+   */
+  readonly mysqlAccounts?: MysqlAccounts;
   readonly services?: readonly ServiceName[];
   /**
    * Fixed API ports (3000-3005 for the demo), and management ports (health, metrics) MANAGEMENT_PORT_OFFSET
@@ -155,7 +162,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
 
   step('migrating the schema');
-  await runJob('migrate', 'tools/migrate.ts', ['up'], env, options.logDir);
+  await runJob(
+    'migrate',
+    'tools/migrate.ts',
+    ['up'],
+    { ...env, ...mysqlLogin(options, 'migrate') },
+    options.logDir,
+  );
   step('creating topics from the contracts');
   await runJob(
     'create-topics',
@@ -183,6 +196,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         env: {
           ...entry.env,
           ...env,
+          ...mysqlLogin(options, name),
           ...options.serviceEnv?.[name],
           ...(KEYED_SERVICES.has(name) ? { AUTH_OPERATOR_KEY: operatorKey } : {}),
           HTTP_PORT: String(port),
@@ -239,6 +253,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw error;
   }
   return stack;
+}
+
+/** MYSQL_USER and MYSQL_PASSWORD of a service's (or `migrate`'s) own account, if the stack has accounts. */
+function mysqlLogin(options: LocalStackOptions, service: string): Record<string, string> {
+  const user = mysqlUserOfService(service);
+  const login = user === undefined ? undefined : options.mysqlAccounts?.[user];
+  return login === undefined ? {} : { MYSQL_USER: login.user, MYSQL_PASSWORD: login.password };
 }
 
 /** Restarts `service` whenever it dies on its own, until the stack stops; onStep says so each time. */

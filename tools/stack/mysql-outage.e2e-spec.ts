@@ -61,8 +61,8 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
 
   beforeAll(async () => {
     mariadb = await startMariadbServer({ dir: mariadbDir, bufferPoolMb: 64 });
-    await mariadb.createDatabase(database);
-    const ds = createDataSource(mariadb.settings(database));
+    // Migrations as the migrator; each service connects as its own account (startServiceProcess).
+    const ds = createDataSource(await mariadb.createDatabase(database));
     await ds.initialize();
     try {
       await runPendingMigrations(ds);
@@ -76,8 +76,6 @@ describe('a MariaDB restart under every service (real processes, own mariadbd)',
       ...serviceEnv(database, namespace),
       MYSQL_PORT: String(mariadb.port),
       MYSQL_HOST: '127.0.0.1',
-      MYSQL_USER: 'root',
-      MYSQL_PASSWORD: '',
     };
     const dispatcherEnv: Record<string, string> = {
       WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true',

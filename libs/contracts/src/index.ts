@@ -25,3 +25,4 @@ export * from './validation/field-issue';
 export * from './validation/is-string-record.validator';
 export * from './credentials/credential-config';
 export * from './topics/service-access';
+export * from './mysql/service-grants';

@@ -7,6 +7,7 @@ export * from './config/config-loader';
 export * from './config/config.module';
 export * from './config/env-source';
 export * from './config/env-transforms';
+export * from './config/mysql-config.validators';
 export * from './crypto';
 export * from './errors/coded-error';
 export * from './errors/infrastructure-error';

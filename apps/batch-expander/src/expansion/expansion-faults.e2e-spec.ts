@@ -34,6 +34,8 @@ interface RunRow {
 describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let ds: DataSource;
+  /** The administrator's: PROCESSLIST shows other accounts' threads only to one with PROCESS. */
+  let adminDs: DataSource;
   let namespace: string;
   const processes: ServiceProcess[] = [];
   const expanders: ServiceProcess[] = [];
@@ -44,6 +46,7 @@ describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => 
     ds = createDataSource(db.settings);
     await ds.initialize();
     await runPendingMigrations(ds);
+    adminDs = await createDataSource(db.admin).initialize();
     namespace = `t-${randomBytes(4).toString('hex')}`;
     await ensureTopics(testKafka(), AllTopics, 1, new KafkaNames(namespace));
     await startScheduler();
@@ -53,6 +56,7 @@ describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => 
     await Promise.all(processes.map((p) => p.process.stop()));
     await Promise.all(probes.map((p) => p.stop()));
     await ds.destroy();
+    await adminDs.destroy();
     await db.drop();
   });
 
@@ -112,7 +116,7 @@ describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => 
     for (let attempt = 1; ; attempt++) {
       process.kill(pid, 'SIGSTOP');
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const [open] = (await ds.query(
+      const [open] = (await adminDs.query(
         `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t
            JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
           WHERE p.DB = ? AND t.trx_mysql_thread_id <> CONNECTION_ID()`,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, MessageStatus } from '@ums/contracts';
-import type { TenantFilter } from '@ums/platform';
+import { MysqlReadEndpoint, type TenantFilter } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { MessageView, RunMessageView } from './message.view';
 
@@ -47,10 +47,15 @@ const ALL_STATES = Object.values(MessageStatus);
  * statement is served by an index read in id order, so a page costs the same at the end of a
  * million-row run as at its start. Ids are bound as BigInt so values above 2^53 stay exact. Every read
  * takes a tenant filter (null: every tenant) applied in SQL, so another tenant's row is not found.
+ * Run pages (the listing and the CSV export) are read from the read endpoint (MYSQL_READ_HOST) when
+ * one is configured; single-message and ownership reads stay on the primary (no replica lag there).
  */
 @Injectable()
 export class MessagesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly reader: MysqlReadEndpoint,
+  ) {}
 
   /** Whether the run is the campaign's and the campaign the tenant's (two primary-key reads). */
   async runBelongsToCampaign(tenantId: TenantFilter, runId: string, campaignId: string): Promise<boolean> {
@@ -83,7 +88,7 @@ export class MessagesRepository {
     if (filters.recipient !== undefined) {
       // idx_messages_run_recipient (run_id, recipient, +id): the range is already in id order.
       const stateFilter = states.length < ALL_STATES.length ? `AND m.state IN (?)` : '';
-      rows = (await this.dataSource.query(
+      rows = (await this.reader.dataSource.query(
         `SELECT ${RUN_COLUMNS} FROM messages m
           WHERE m.run_id = ? AND m.recipient = ? ${stateFilter} AND m.id > ? ${tenant.sql}
           ORDER BY m.id LIMIT ?`,
@@ -91,7 +96,7 @@ export class MessagesRepository {
       )) as RunMessageRow[];
     } else if (states.length === 1) {
       // idx_messages_run_state (run_id, state, +id): one range, in id order.
-      rows = (await this.dataSource.query(
+      rows = (await this.reader.dataSource.query(
         `SELECT ${RUN_COLUMNS} FROM messages m
           WHERE m.run_id = ? AND m.state = ? AND m.id > ? ${tenant.sql} ORDER BY m.id LIMIT ?`,
         [run, states[0], cursor, ...tenant.params, limit],
@@ -103,7 +108,7 @@ export class MessagesRepository {
       const branches = states.map(
         () => '(SELECT id FROM messages WHERE run_id = ? AND state = ? AND id > ? ORDER BY id LIMIT ?)',
       );
-      rows = (await this.dataSource.query(
+      rows = (await this.reader.dataSource.query(
         `SELECT ${RUN_COLUMNS}
            FROM (${branches.join(' UNION ALL ')} ORDER BY id LIMIT ?) AS page
            JOIN messages m ON m.id = page.id

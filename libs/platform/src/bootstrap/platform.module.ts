@@ -59,7 +59,7 @@ export class PlatformModule {
     }
     if (options.mysql) {
       configs.push(MysqlConfig);
-      imports.push(MysqlModule);
+      imports.push(MysqlModule.forService(options.service));
     }
     if (options.redis) {
       configs.push(RedisConfig);

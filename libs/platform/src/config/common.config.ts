@@ -15,6 +15,14 @@ import {
 import { ToInt, ToList } from './env-transforms';
 import * as kafkaRules from './kafka-security.rules';
 import { EmptyAsUnset, KafkaRule, LowerCase, UpperCase } from './kafka-security.rules';
+import {
+  CaFileForVerifyCa,
+  MYSQL_SSL_MODES,
+  type MysqlSslMode,
+  OnlyWith,
+  OnlyWithMysqlTls,
+  PemFile,
+} from './mysql-config.validators';
 
 /** The management port when MANAGEMENT_PORT is unset (OpenTelemetry's Prometheus exporter port). */
 export const DEFAULT_MANAGEMENT_PORT = 9464;
@@ -126,8 +134,42 @@ export class KafkaConfig {
 export class MysqlConfig {
   @Expose() @IsString() @IsNotEmpty() MYSQL_HOST = '127.0.0.1';
   @Expose() @ToInt() @IsInt() @Min(1) @Max(65535) MYSQL_PORT = 3306;
-  @Expose() @IsString() @IsNotEmpty() MYSQL_USER = 'root';
+  /** Each service has an account of its own (libs/contracts service-grants.ts): no default. */
+  @Expose()
+  @IsNotEmpty({ message: "MYSQL_USER must be set (the service's own account)" })
+  MYSQL_USER!: string;
   @Expose() @IsString() MYSQL_PASSWORD = '';
+  /**
+   * TLS as the mysql client's --ssl-mode: DISABLED, REQUIRED (encrypted, server not verified), VERIFY_CA
+   * (chain checked against MYSQL_SSL_CA_FILE), VERIFY_IDENTITY (and the host name; the system CAs when
+   * MYSQL_SSL_CA_FILE is unset).
+   */
+  @Expose() @IsIn(MYSQL_SSL_MODES) @CaFileForVerifyCa() MYSQL_SSL_MODE: MysqlSslMode = 'DISABLED';
+  @Expose() @EmptyAsUnset() @OnlyWithMysqlTls() @PemFile('CERTIFICATE') MYSQL_SSL_CA_FILE?: string;
+  /** A client certificate and its key, for servers that require one (X509 accounts). */
+  @Expose()
+  @EmptyAsUnset()
+  @OnlyWithMysqlTls()
+  @OnlyWith('MYSQL_SSL_KEY_FILE')
+  @PemFile('CERTIFICATE')
+  MYSQL_SSL_CERT_FILE?: string;
+  @Expose()
+  @EmptyAsUnset()
+  @OnlyWithMysqlTls()
+  @OnlyWith('MYSQL_SSL_CERT_FILE')
+  @PemFile('PRIVATE KEY')
+  MYSQL_SSL_KEY_FILE?: string;
+  /** A read-only endpoint (a replica, Aurora's reader) for message listing and CSV export. */
+  @Expose() @EmptyAsUnset() @IsOptional() @IsString() MYSQL_READ_HOST?: string;
+  @Expose()
+  @EmptyAsUnset()
+  @ToInt()
+  @OnlyWith('MYSQL_READ_HOST')
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  MYSQL_READ_PORT?: number;
   @Expose()
   @Matches(/^[A-Za-z0-9_]{1,64}$/, { message: 'MYSQL_DATABASE must be letters, digits or _' })
   MYSQL_DATABASE = 'ums';

@@ -14,6 +14,7 @@ describe('loadConfigs', () => {
     const configs = loadConfigs([HttpConfig, KafkaConfig, MysqlConfig], {
       HTTP_PORT: '3002',
       KAFKA_BROKERS: 'a:9092, b:9093',
+      MYSQL_USER: 'ums_sender',
       MYSQL_POOL_SIZE: '20',
     });
     const kafka = configs.get(KafkaConfig) as KafkaConfig;

@@ -1,6 +1,6 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { allMigrations } from './migrations';
-import type { MysqlConnectionSettings } from './mysql-connection-settings';
+import { type MysqlConnectionSettings, mysql2SslOptions } from './mysql-connection-settings';
 
 /**
  * TypeORM options shared by every service and by the migration tooling.
@@ -16,6 +16,7 @@ export function buildDataSourceOptions(settings: MysqlConnectionSettings): DataS
     username: settings.user,
     password: settings.password,
     database: settings.database,
+    ...(settings.tls === undefined ? {} : { ssl: mysql2SslOptions(settings.tls) }),
     // Connection collation is pinned so MySQL 8 never falls back to utf8mb4_0900_ai_ci (MariaDB lacks it).
     charset: 'utf8mb4_unicode_ci',
     // DATETIME columns hold UTC; the driver converts JS Dates to and from UTC.

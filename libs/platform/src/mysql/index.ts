@@ -6,3 +6,5 @@ export * from './mysql-connection-settings';
 export * from './mysql-settings.mapper';
 export * from './mysql.module';
 export * from './sql-values';
+export * from './mysql-startup-error';
+export * from './service-grants.check';

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { freePort } from '../kafka/kafka-broker';
 import { ManagedProcess } from '../process/managed-process';
 import { waitUntil } from '../process/wait-until';
-import { connectTestDatabase, type TestMysqlSettings } from './test-database';
+import {
+  connectTestDatabase,
+  grantTestMysqlUsers,
+  testMysqlUserSettings,
+  type TestMysqlSettings,
+} from './test-database';
 
 export interface MariadbServerOptions {
   /** Data, socket and error log live here; the data directory is initialised only once. */
@@ -13,6 +18,18 @@ export interface MariadbServerOptions {
   readonly port?: number;
   readonly bufferPoolMb?: number;
   readonly readyTimeoutMs?: number;
+  /**
+   * Serve TLS with this certificate (and key), trusting `caFile` for client certificates; with
+   * `requireSecureTransport` plain connections are refused (require_secure_transport=ON).
+   */
+  readonly tls?: {
+    readonly certFile: string;
+    readonly keyFile: string;
+    readonly caFile: string;
+    /** The CA's PEM text: the handle's settings verify the server against it. */
+    readonly ca: string;
+    readonly requireSecureTransport?: boolean;
+  };
 }
 
 export interface MariadbServerHandle {
@@ -20,9 +37,12 @@ export interface MariadbServerHandle {
   readonly port: number;
   readonly pid: number | undefined;
   readonly running: boolean;
-  /** Connection settings for one database of this server (root, no password). */
+  /** Connection settings for one database of this server (root, no password; TLS verified when it serves TLS). */
   settings(database: string): TestMysqlSettings;
-  /** Creates a database (utf8mb4, named [a-z0-9_]+) and returns its connection settings. */
+  /**
+   * Creates a database (utf8mb4, named [a-z0-9_]+) with the platform's accounts granted on it, as
+   * createTestDatabase does, and returns the migrator's (ums_migrator) connection settings.
+   */
   createDatabase(name: string): Promise<TestMysqlSettings>;
   /** Graceful shutdown. */
   stop(): Promise<void>;
@@ -58,7 +78,10 @@ export async function startMariadbServer(options: MariadbServerOptions): Promise
   const server = new ManagedProcess({
     name: `mariadbd-${port}`,
     command: 'mariadbd',
-    args: mariadbdArgs({ dir: options.dir, data, port, asRoot, bufferPoolMb: options.bufferPoolMb ?? 256 }),
+    args: [
+      ...mariadbdArgs({ dir: options.dir, data, port, asRoot, bufferPoolMb: options.bufferPoolMb ?? 256 }),
+      ...tlsArgs(options.tls),
+    ],
     logFile: join(options.dir, 'mariadbd.log'),
   });
   const host = '127.0.0.1';
@@ -69,6 +92,7 @@ export async function startMariadbServer(options: MariadbServerOptions): Promise
     password: '',
     database,
     poolSize: 5,
+    ...(options.tls === undefined ? {} : { tls: { mode: 'VERIFY_IDENTITY', ca: options.tls.ca } }),
   });
   const start = async (): Promise<void> => {
     server.start();
@@ -100,6 +124,16 @@ export async function startMariadbServer(options: MariadbServerOptions): Promise
     kill: () => server.kill(),
     start,
   };
+}
+
+function tlsArgs(tls: MariadbServerOptions['tls']): string[] {
+  if (tls === undefined) return [];
+  return [
+    `--ssl-cert=${tls.certFile}`,
+    `--ssl-key=${tls.keyFile}`,
+    `--ssl-ca=${tls.caFile}`,
+    ...(tls.requireSecureTransport === true ? ['--require-secure-transport=ON'] : []),
+  ];
 }
 
 function mariadbdArgs(parts: {
@@ -137,8 +171,9 @@ async function createDatabase(
   try {
     // The name is validated above, so interpolating it into DDL is safe.
     await connection.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await grantTestMysqlUsers(settings(name), name, { connection });
   } finally {
     await connection.end();
   }
-  return settings(name);
+  return testMysqlUserSettings(settings(name), 'ums_migrator');
 }

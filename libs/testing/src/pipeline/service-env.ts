@@ -1,5 +1,6 @@
+import { mysqlUserOfService } from '@ums/contracts';
 import { testBrokers } from '../kafka/test-kafka';
-import { testMysqlSettings } from '../mysql/test-database';
+import { testMysqlPassword, testMysqlSettings } from '../mysql/test-database';
 import { testRedisUrl } from '../redis/test-redis';
 
 /** A fixed, public test key for SecretBox: never use it outside tests. */
@@ -9,9 +10,19 @@ export const TEST_SECRETS_KEYS = 'test:VEVTVCBPTkxZIC0gbm90IGEgc2VjcmV0IC0gMzJie
 export const TEST_OPERATOR_KEY = 'umso_TEST-ONLY-operator-key-not-a-secret-0123456789';
 
 /**
+ * MYSQL_USER and MYSQL_PASSWORD of a service's own account (libs/contracts service-grants.ts, as
+ * createTestDatabase grants them), or nothing for a service without one (the provider simulator).
+ */
+export function serviceMysqlEnv(app: string): Record<string, string> {
+  const user = mysqlUserOfService(app);
+  return user === undefined ? {} : { MYSQL_USER: user, MYSQL_PASSWORD: testMysqlPassword(user) };
+}
+
+/**
  * The environment every service process of a test needs: the run's broker with the suite's
  * namespace, the suite's database, the local Redis, and a short consumer session so that a
- * killed process's partitions move on within seconds.
+ * killed process's partitions move on within seconds. The MySQL account is the service's own:
+ * startServiceProcess adds it (serviceMysqlEnv) unless the env names one.
  */
 export function serviceEnv(database: string, namespace: string): Record<string, string> {
   const mysql = testMysqlSettings(database);
@@ -21,8 +32,6 @@ export function serviceEnv(database: string, namespace: string): Record<string, 
     KAFKA_SESSION_TIMEOUT_MS: '6000',
     MYSQL_HOST: mysql.host,
     MYSQL_PORT: String(mysql.port),
-    MYSQL_USER: mysql.user,
-    MYSQL_PASSWORD: mysql.password,
     MYSQL_DATABASE: database,
     REDIS_URL: testRedisUrl(),
     SECRETS_KEYS: TEST_SECRETS_KEYS,

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { serviceMysqlEnv } from '../pipeline/service-env';
 import { testLogDir } from './test-log-dir';
 import { compiledEntry } from './compiled-entry';
 import { freePort } from '../kafka/kafka-broker';
@@ -8,7 +9,10 @@ import { waitUntil } from './wait-until';
 export interface ServiceProcessOptions {
   /** The app folder name, e.g. `campaign-scheduler`. */
   readonly app: string;
-  /** Environment on top of the test process's own (MYSQL_DATABASE, KAFKA_BROKERS, ...). */
+  /**
+   * Environment on top of the test process's own (MYSQL_DATABASE, KAFKA_BROKERS, ...). MYSQL_USER and
+   * MYSQL_PASSWORD default to the app's own account (serviceMysqlEnv).
+   */
   readonly env: Readonly<Record<string, string>>;
   /** Distinguishes replicas of one app in log file names. */
   readonly instance?: string;
@@ -51,6 +55,8 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
     env: {
       LOG_LEVEL: 'info',
       ...entry.env,
+      // The service's own least-privilege MySQL account, unless the test names another.
+      ...serviceMysqlEnv(options.app),
       ...options.env,
       HTTP_HOST: '127.0.0.1',
       HTTP_PORT: String(port),
