@@ -25,7 +25,6 @@ const REDIS_CLUSTER_SUITES = [
   'apps/notification-sender/src/rate-limit/rate-limit.int-spec.ts',
   'apps/notification-sender/src/rate-limit/rate-limit-reseed.int-spec.ts',
   'apps/webhook-dispatcher/src/subscribers/failure-window.int-spec.ts',
-  'libs/platform/src/redis/redis-cluster.int-spec.ts',
 ];
 const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 const testPathIgnorePatterns = [

@@ -87,7 +87,8 @@ function fromReply(message: string): RedisFailure | undefined {
       'REDIS_MODE',
       'the server is a cluster node but REDIS_MODE is not cluster',
     );
-  if (word === 'CROSSSLOT')
+  // The server's reply, or ioredis's own check of a cluster pipeline (auto-pipelining included).
+  if (word === 'CROSSSLOT' || /should belong to the same slot/.test(message))
     return failure(
       'REDIS_CROSSSLOT',
       'keys (hash tags)',
@@ -100,11 +101,25 @@ function fromReply(message: string): RedisFailure | undefined {
       `the cluster does not serve all slots (${word})`,
       false,
     );
-  if (message.includes('All sentinels are unreachable'))
-    return failure('REDIS_SENTINEL_FAILED', 'REDIS_SENTINELS', 'no sentinel answered', false);
-  if (/No such master|master .* not found|ERR No such master/i.test(message))
-    return failure('REDIS_SENTINEL_FAILED', 'REDIS_SENTINEL_MASTER', 'the sentinels know no such master');
+  if (message.startsWith('All sentinels are unreachable')) return fromSentinels(message);
   return undefined;
+}
+
+/**
+ * ioredis's summary after asking every sentinel: with no "Last error" each sentinel answered but
+ * named no master by that name; else the last sentinel's error says why.
+ */
+function fromSentinels(message: string): RedisFailure {
+  const last = /Last error: (.*)$/.exec(message)?.[1];
+  if (last === undefined || /No such master/i.test(last))
+    return failure(
+      'REDIS_SENTINEL_FAILED',
+      'REDIS_SENTINEL_MASTER',
+      'the sentinels know no master by that name',
+    );
+  if (/^(WRONGPASS|NOAUTH|ERR AUTH|ERR invalid password)/.test(last))
+    return failure('REDIS_AUTH_FAILED', 'REDIS_SENTINEL_PASSWORD', 'the sentinels refused the credentials');
+  return failure('REDIS_SENTINEL_FAILED', 'REDIS_SENTINELS', 'no sentinel answered', false);
 }
 
 /** What the caller saw of the connection besides the error. */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -226,4 +226,116 @@ export async function startSecureRedis(options: SecureRedisOptions): Promise<Sec
     env['REDIS_CLUSTER_NODES'] = addresses.join(',');
   }
   return { env, stop: () => stopAll(nodes) };
+}
+
+export interface RedisSentinelOptions {
+  readonly dir: string;
+  /** The master's name that the sentinel watches (REDIS_SENTINEL_MASTER). */
+  readonly masterName?: string;
+  /** A replica of the master too, for a failover (`SENTINEL FAILOVER <name>`). */
+  readonly replica?: boolean;
+}
+
+/**
+ * A master (password-protected), optionally a replica, and one sentinel
+ * (`redis-server <conf> --sentinel`, with a password of its own) watching the master, on loopback.
+ * `env` holds the REDIS_* settings of sentinel mode.
+ */
+export async function startRedisSentinel(
+  options: RedisSentinelOptions,
+): Promise<SecureEngine & { masterName: string; sentinelPort: number }> {
+  const masterName = options.masterName ?? 'ums-master';
+  const password = randomBytes(12).toString('hex');
+  const sentinelPassword = randomBytes(12).toString('hex');
+  const auth = ['--requirepass', password, '--masterauth', password];
+  const master = await startPlainNode(options.dir, password, auth);
+  const nodes = [master];
+  try {
+    if (options.replica === true)
+      nodes.push(
+        await startPlainNode(options.dir, password, [
+          ...auth,
+          '--replicaof',
+          '127.0.0.1',
+          String(master.port),
+        ]),
+      );
+    const sentinelPort = await nodePort();
+    const sentinelDir = join(options.dir, `sentinel-${sentinelPort}`);
+    mkdirSync(sentinelDir, { recursive: true });
+    const conf = join(sentinelDir, 'sentinel.conf');
+    writeFileSync(
+      conf,
+      [
+        `port ${sentinelPort}`,
+        'bind 127.0.0.1',
+        `dir ${sentinelDir}`,
+        `requirepass ${sentinelPassword}`,
+        `sentinel monitor ${masterName} 127.0.0.1 ${master.port} 1`,
+        `sentinel auth-pass ${masterName} ${password}`,
+        `sentinel down-after-milliseconds ${masterName} 2000`,
+        `sentinel failover-timeout ${masterName} 10000`,
+        '',
+      ].join('\n'),
+    );
+    const sentinel = new ManagedProcess({
+      name: `redis-sentinel-${sentinelPort}`,
+      command: 'redis-server',
+      args: [conf, '--sentinel'],
+      logFile: join(sentinelDir, 'sentinel.log'),
+    });
+    sentinel.start();
+    nodes.push({ port: sentinelPort, process: sentinel });
+    await waitUntil(
+      `sentinel on ${sentinelPort} to know ${masterName}`,
+      async () => {
+        const args = [
+          '-a',
+          sentinelPassword,
+          '--no-auth-warning',
+          'sentinel',
+          'get-master-addr-by-name',
+          masterName,
+        ];
+        return (await redisCli(sentinelPort, args).catch(() => '')).includes(String(master.port));
+      },
+      { timeoutMs: 30_000, intervalMs: 200, abortIf: sentinel.exitedUnexpectedly },
+    );
+    return {
+      masterName,
+      sentinelPort,
+      env: {
+        REDIS_MODE: 'sentinel',
+        REDIS_URL: 'redis://127.0.0.1/0',
+        REDIS_PASSWORD: password,
+        REDIS_SENTINELS: `127.0.0.1:${sentinelPort}`,
+        REDIS_SENTINEL_MASTER: masterName,
+        REDIS_SENTINEL_PASSWORD: sentinelPassword,
+      },
+      stop: () => stopAll(nodes),
+    };
+  } catch (error: unknown) {
+    await stopAll(nodes);
+    throw error;
+  }
+}
+
+async function startPlainNode(dir: string, password: string, extra: readonly string[]): Promise<RedisNode> {
+  const port = await nodePort();
+  const nodeDir = join(dir, `node-${port}`);
+  mkdirSync(nodeDir, { recursive: true });
+  const process = new ManagedProcess({
+    name: `redis-${port}`,
+    command: 'redis-server',
+    args: [...nodeArgs(nodeDir, port, false), ...extra],
+    logFile: join(nodeDir, 'redis.log'),
+  });
+  process.start();
+  const auth = ['-a', password, '--no-auth-warning'];
+  await waitUntil(
+    `redis-server on ${port}`,
+    async () => (await redisCli(port, [...auth, 'ping']).catch(() => '')).trim() === 'PONG',
+    { timeoutMs: 30_000, intervalMs: 100, abortIf: process.exitedUnexpectedly },
+  );
+  return { port, process };
 }
