@@ -115,19 +115,19 @@ async function startNode(dir: string, cluster: boolean, security?: NodeSecurity)
   const port = await nodePort();
   const nodeDir = join(dir, `node-${port}`);
   mkdirSync(nodeDir, { recursive: true });
-  const process = new ManagedProcess({
+  const server = new ManagedProcess({
     name: `redis-${port}`,
     command: 'redis-server',
     args: nodeArgs(nodeDir, port, cluster, security),
     logFile: join(nodeDir, 'redis.log'),
   });
-  process.start();
+  server.start();
   await waitUntil(
     `redis-server on ${port}`,
     async () => (await redisCli(port, ['ping'], security).catch(() => '')).trim() === 'PONG',
-    { timeoutMs: 30_000, intervalMs: 100, abortIf: process.exitedUnexpectedly },
+    { timeoutMs: 30_000, intervalMs: 100, abortIf: server.exitedUnexpectedly },
   );
-  return { port, process };
+  return { port, process: server };
 }
 
 async function stopAll(nodes: readonly RedisNode[]): Promise<void> {
@@ -260,47 +260,15 @@ export async function startRedisSentinel(
           String(master.port),
         ]),
       );
-    const sentinelPort = await nodePort();
-    const sentinelDir = join(options.dir, `sentinel-${sentinelPort}`);
-    mkdirSync(sentinelDir, { recursive: true });
-    const conf = join(sentinelDir, 'sentinel.conf');
-    writeFileSync(
-      conf,
-      [
-        `port ${sentinelPort}`,
-        'bind 127.0.0.1',
-        `dir ${sentinelDir}`,
-        `requirepass ${sentinelPassword}`,
-        `sentinel monitor ${masterName} 127.0.0.1 ${master.port} 1`,
-        `sentinel auth-pass ${masterName} ${password}`,
-        `sentinel down-after-milliseconds ${masterName} 2000`,
-        `sentinel failover-timeout ${masterName} 10000`,
-        '',
-      ].join('\n'),
-    );
-    const sentinel = new ManagedProcess({
-      name: `redis-sentinel-${sentinelPort}`,
-      command: 'redis-server',
-      args: [conf, '--sentinel'],
-      logFile: join(sentinelDir, 'sentinel.log'),
+    const sentinel = await startSentinel({
+      dir: options.dir,
+      masterName,
+      masterPort: master.port,
+      password,
+      sentinelPassword,
     });
-    sentinel.start();
-    nodes.push({ port: sentinelPort, process: sentinel });
-    await waitUntil(
-      `sentinel on ${sentinelPort} to know ${masterName}`,
-      async () => {
-        const args = [
-          '-a',
-          sentinelPassword,
-          '--no-auth-warning',
-          'sentinel',
-          'get-master-addr-by-name',
-          masterName,
-        ];
-        return (await redisCli(sentinelPort, args).catch(() => '')).includes(String(master.port));
-      },
-      { timeoutMs: 30_000, intervalMs: 200, abortIf: sentinel.exitedUnexpectedly },
-    );
+    nodes.push(sentinel);
+    const sentinelPort = sentinel.port;
     return {
       masterName,
       sentinelPort,
@@ -320,22 +288,80 @@ export async function startRedisSentinel(
   }
 }
 
+interface SentinelSettings {
+  readonly dir: string;
+  readonly masterName: string;
+  readonly masterPort: number;
+  readonly password: string;
+  readonly sentinelPassword: string;
+}
+
+/** One sentinel (`redis-server <conf> --sentinel`) watching the master, once it names the master. */
+async function startSentinel(settings: SentinelSettings): Promise<RedisNode> {
+  const { masterName, password, sentinelPassword } = settings;
+  const sentinelPort = await nodePort();
+  const sentinelDir = join(settings.dir, `sentinel-${sentinelPort}`);
+  mkdirSync(sentinelDir, { recursive: true });
+  const conf = join(sentinelDir, 'sentinel.conf');
+  writeFileSync(
+    conf,
+    [
+      `port ${sentinelPort}`,
+      'bind 127.0.0.1',
+      `dir ${sentinelDir}`,
+      `requirepass ${sentinelPassword}`,
+      `sentinel monitor ${masterName} 127.0.0.1 ${settings.masterPort} 1`,
+      `sentinel auth-pass ${masterName} ${password}`,
+      `sentinel down-after-milliseconds ${masterName} 2000`,
+      `sentinel failover-timeout ${masterName} 10000`,
+      '',
+    ].join('\n'),
+  );
+  const sentinel = new ManagedProcess({
+    name: `redis-sentinel-${sentinelPort}`,
+    command: 'redis-server',
+    args: [conf, '--sentinel'],
+    logFile: join(sentinelDir, 'sentinel.log'),
+  });
+  sentinel.start();
+  const knowsMaster = waitUntil(
+    `sentinel on ${sentinelPort} to know ${masterName}`,
+    async () => {
+      const args = [
+        '-a',
+        sentinelPassword,
+        '--no-auth-warning',
+        'sentinel',
+        'get-master-addr-by-name',
+        masterName,
+      ];
+      return (await redisCli(sentinelPort, args).catch(() => '')).includes(String(settings.masterPort));
+    },
+    { timeoutMs: 30_000, intervalMs: 200, abortIf: sentinel.exitedUnexpectedly },
+  );
+  await knowsMaster.catch(async (error: unknown) => {
+    await sentinel.stop(10_000);
+    throw error;
+  });
+  return { port: sentinelPort, process: sentinel };
+}
+
 async function startPlainNode(dir: string, password: string, extra: readonly string[]): Promise<RedisNode> {
   const port = await nodePort();
   const nodeDir = join(dir, `node-${port}`);
   mkdirSync(nodeDir, { recursive: true });
-  const process = new ManagedProcess({
+  const server = new ManagedProcess({
     name: `redis-${port}`,
     command: 'redis-server',
     args: [...nodeArgs(nodeDir, port, false), ...extra],
     logFile: join(nodeDir, 'redis.log'),
   });
-  process.start();
+  server.start();
   const auth = ['-a', password, '--no-auth-warning'];
   await waitUntil(
     `redis-server on ${port}`,
     async () => (await redisCli(port, [...auth, 'ping']).catch(() => '')).trim() === 'PONG',
-    { timeoutMs: 30_000, intervalMs: 100, abortIf: process.exitedUnexpectedly },
+    { timeoutMs: 30_000, intervalMs: 100, abortIf: server.exitedUnexpectedly },
   );
-  return { port, process };
+  return { port, process: server };
 }
