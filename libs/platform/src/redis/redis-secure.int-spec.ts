@@ -133,6 +133,26 @@ describe('Redis with an ACL user and TLS', () => {
     }
   });
 
+  it('works with a three-master cluster that speaks TLS only and lets in the ACL user only', async () => {
+    const cluster = await startSecureRedis({ dir: join(dir, 'cluster'), pki, mode: 'cluster' });
+    try {
+      const app = await startWith({ ...cluster.env });
+      try {
+        // Keys of one tag share a slot: one script may touch them all, whichever master holds them.
+        const script = "redis.call('SET', KEYS[1], ARGV[1]); return redis.call('INCR', KEYS[2])";
+        for (const tenant of ['a', 'b', 'c', 'd'])
+          expect(await app.redis.eval(script, 2, `s:{${tenant}}:c`, `s:{${tenant}}:t`, tenant)).toBe(1);
+        expect((await app.health.evaluate()).checks['redis']).toEqual({ ok: true });
+      } finally {
+        await app.close();
+      }
+      const error = await refusal({ ...cluster.env, REDIS_PASSWORD: 'wrong' });
+      expect(error).toMatchObject({ code: 'REDIS_AUTH_FAILED' });
+    } finally {
+      await cluster.stop();
+    }
+  });
+
   it('refuses an unreadable CA file and TLS files with a plain URL in config validation', async () => {
     const missing = await refusal({ ...secure.env, REDIS_TLS_CA_FILE: join(dir, 'no-such-ca.pem') });
     expect(String((missing as Error).message)).toMatch(/REDIS_TLS_CA_FILE.*cannot be read/);
