@@ -18,6 +18,16 @@ const SOLO = [
   'apps/notification-sender/src/sending/sending-rates.e2e-spec.ts',
   'apps/webhook-dispatcher/src/deliveries/delivery-isolation.e2e-spec.ts',
 ];
+// Suites that run a second time on a three-master Redis Cluster (the `redis-cluster` project starts
+// it; their testRedis* helpers point at it): the rate limiter, fairness, tenant caps, AIMD and the
+// webhook failure window must work alike on a single Redis and on a cluster.
+const REDIS_CLUSTER_SUITES = [
+  'apps/notification-sender/src/rate-limit/rate-limit.int-spec.ts',
+  'apps/notification-sender/src/rate-limit/rate-limit-reseed.int-spec.ts',
+  'apps/webhook-dispatcher/src/subscribers/failure-window.int-spec.ts',
+  // Three sender processes on one credential: in the solo phase (it is in SOLO).
+  'apps/notification-sender/src/sending/sending-rates.e2e-spec.ts',
+];
 const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 const testPathIgnorePatterns = [
   '/node_modules/',
@@ -52,6 +62,17 @@ module.exports = {
         phase === 'solo'
           ? SOLO.map((path) => `<rootDir>/${path}`)
           : ['<rootDir>/{apps,libs,tools}/**/*.int-spec.ts', '<rootDir>/{apps,libs,tools}/**/*.e2e-spec.ts'],
+      slowTestThreshold: 30,
+    },
+    {
+      ...common,
+      displayName: 'redis-cluster',
+      testMatch: REDIS_CLUSTER_SUITES.filter((path) => phase !== 'solo' || SOLO.includes(path)).map(
+        (path) => `<rootDir>/${path}`,
+      ),
+      globalSetup: '<rootDir>/libs/testing/src/jest/redis-cluster-setup.ts',
+      globalTeardown: '<rootDir>/libs/testing/src/jest/redis-cluster-teardown.ts',
+      setupFiles: ['<rootDir>/libs/testing/src/jest/redis-cluster-env.ts'],
       slowTestThreshold: 30,
     },
   ],

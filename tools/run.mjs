@@ -179,7 +179,11 @@ function runTests(extraArgs, { checks = true, env = {}, database = 'MariaDB' } =
   }
   // Suites that measure time or load both cores run after the rest, one at a time (jest.config.js SOLO).
   const phases = [
-    ['main', `tests (unit, integration against real Kafka, ${database} and Redis, end to end)`, []],
+    [
+      'main',
+      `tests (unit, integration against real Kafka, ${database}, Redis and a Redis Cluster, end to end)`,
+      [],
+    ],
     ['solo', 'rate, latency-isolation and chaos tests, one at a time', ['--runInBand']],
   ];
   let passed = 0;

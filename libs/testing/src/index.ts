@@ -22,4 +22,5 @@ export * from './pipeline/loopback-subscriber';
 export * from './net/tcp-proxy';
 export * from './redis/redis-server';
 export * from './tls/test-pki';
+export * from './redis/redis-engines';
 export * from './secure-engine';

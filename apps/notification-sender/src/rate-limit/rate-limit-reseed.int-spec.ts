@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, MetricsRegistry } from '@ums/platform';
-import { testRedisUrl } from '@ums/testing';
-import { Redis } from 'ioredis';
+import { deleteTestRedisKeys, testRedisClient } from '@ums/testing';
 import { PinoLogger } from 'nestjs-pino';
 import { RateLimitConfig } from './rate-limit.config';
 import { RateLimitMetrics } from './rate-limit.metrics';
@@ -14,7 +13,7 @@ import { type AcquireRequest, RateLimitService } from './rate-limit.service';
  */
 describe('rate-limit state re-seeded when Redis lost it (real Redis)', () => {
   const prefix = `t-rl-reseed-${randomBytes(4).toString('hex')}:`;
-  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 3 });
+  const redis = testRedisClient({ maxRetriesPerRequest: 3 });
   const logger = new PinoLogger({ pinoHttp: { level: 'silent' } });
   const config = loadConfig(RateLimitConfig, {
     RATE_LIMIT_KEY_PREFIX: prefix,
@@ -44,8 +43,7 @@ describe('rate-limit state re-seeded when Redis lost it (real Redis)', () => {
   }
 
   async function loseState(): Promise<void> {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
+    await deleteTestRedisKeys(redis, `${prefix}*`);
   }
 
   afterAll(async () => {
@@ -63,7 +61,7 @@ describe('rate-limit state re-seeded when Redis lost it (real Redis)', () => {
     const again = await a.service.acquire(request);
     expect(again.rate).toBe(40);
     expect(again.granted).toBeGreaterThan(0);
-    expect(await redis.hmget(`${prefix}c:cred-reseed`, 'rate', 'floor', 'ceil', 'ver')).toEqual([
+    expect(await redis.hmget(`${prefix}{t}c:cred-reseed`, 'rate', 'floor', 'ceil', 'ver')).toEqual([
       '40',
       '40',
       '1000',

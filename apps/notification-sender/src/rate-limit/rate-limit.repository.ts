@@ -1,15 +1,19 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import { hashTag, REDIS_CLIENT, type RedisClient } from '@ums/platform';
 import type { AimdState, AimdWindow } from '@ums/domain';
 import { RateLimitConfig } from './rate-limit.config';
 import { ACQUIRE_SCRIPT, APPLY_AIMD_SCRIPT, GIVE_BACK_SCRIPT, REPORT_SCRIPT } from './rate-limit.scripts';
 
 export type RateLane = 'bulk' | 'priority';
 
-export interface BucketRequest {
+/** A credential and the tenant it belongs to (a credential belongs to one tenant: campaigns check it). */
+export interface RateCredential {
   readonly credentialId: string;
   readonly tenantId: string;
+}
+
+export interface BucketRequest extends RateCredential {
   readonly campaignId: string;
   readonly lane: RateLane;
   readonly want: number;
@@ -62,7 +66,7 @@ const REPORT = load(REPORT_SCRIPT);
 const APPLY = load(APPLY_AIMD_SCRIPT);
 const GIVE_BACK = load(GIVE_BACK_SCRIPT);
 
-/** Rate-limit state in Redis: one EVALSHA per call (pipelined by the shared connection). */
+/** Rate-limit state in Redis: one EVALSHA per call (pipelined by the shared connection); cluster-safe. */
 @Injectable()
 export class RateLimitRepository {
   private readonly prefix: string;
@@ -75,7 +79,7 @@ export class RateLimitRepository {
   };
 
   constructor(
-    @Inject(Redis) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     config: RateLimitConfig,
   ) {
     this.prefix = config.RATE_LIMIT_KEY_PREFIX;
@@ -89,10 +93,10 @@ export class RateLimitRepository {
   }
 
   async acquire(r: BucketRequest): Promise<BucketGrant> {
-    const credential = this.credentialKey(r.credentialId);
+    const credential = this.credentialKey(r);
     const reply = await this.run(
       ACQUIRE,
-      [credential, `${credential}:z`, `${credential}:s`, `${this.prefix}t:${r.tenantId}`],
+      [credential, `${credential}:z`, `${credential}:s`, this.tenantKey(r)],
       [
         r.lane,
         r.campaignId,
@@ -123,20 +127,20 @@ export class RateLimitRepository {
   async giveBack(
     r: Omit<BucketRequest, 'want' | 'ceiling' | 'floor' | 'initialRate'> & { count: number },
   ): Promise<number> {
-    const credential = this.credentialKey(r.credentialId);
+    const credential = this.credentialKey(r);
     const reply = await this.run(
       GIVE_BACK,
-      [credential, `${credential}:s`, `${this.prefix}t:${r.tenantId}`],
+      [credential, `${credential}:s`, this.tenantKey(r)],
       [r.lane, r.campaignId, r.count, this.args.burstMs, r.tenantCapPerSec],
     );
     return Number(reply);
   }
 
   /** Adds outcomes to the AIMD window; undefined when the credential has no state (nothing to adapt). */
-  async report(credentialId: string, o: OutcomeCounts): Promise<AimdSnapshot | undefined> {
+  async report(credential: RateCredential, o: OutcomeCounts): Promise<AimdSnapshot | undefined> {
     const reply = await this.run(
       REPORT,
-      [this.credentialKey(credentialId)],
+      [this.credentialKey(credential)],
       [o.accepted, o.congested, o.errors5xx, o.timeouts],
     );
     if (reply === null) return undefined;
@@ -156,7 +160,7 @@ export class RateLimitRepository {
 
   /** Compare-and-set of one decision; false when another replica applied one since `seen` was read. */
   async applyAimd(
-    credentialId: string,
+    credential: RateCredential,
     seen: AimdSnapshot,
     rate: number,
     decreased: boolean,
@@ -164,14 +168,23 @@ export class RateLimitRepository {
     const w = seen.window;
     const reply = await this.run(
       APPLY,
-      [this.credentialKey(credentialId)],
+      [this.credentialKey(credential)],
       [seen.version, rate, decreased ? 1 : 0, w.granted, w.accepted, w.congested, w.errors5xx, w.timeouts],
     );
     return reply === 1;
   }
 
-  private credentialKey(credentialId: string): string {
-    return `${this.prefix}c:${credentialId}`;
+  /**
+   * Every key of a tenant carries the tenant as its hash tag, so that one script's keys (the
+   * credential's hash, its campaigns and shares, the tenant's bucket shared by all its credentials)
+   * share a Redis Cluster slot. A credential belongs to one tenant, so its keys are found from either.
+   */
+  private credentialKey(c: RateCredential): string {
+    return `${this.prefix}${hashTag(c.tenantId)}c:${c.credentialId}`;
+  }
+
+  private tenantKey(c: RateCredential): string {
+    return `${this.prefix}${hashTag(c.tenantId)}t`;
   }
 
   /** EVALSHA, loading the script on the first NOSCRIPT (after a Redis restart or on a fresh server). */

@@ -5,9 +5,14 @@ import { InvalidInputError, UnavailableError } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { RateLimitConfig } from './rate-limit.config';
 import { RateLimitMetrics } from './rate-limit.metrics';
-import { type OutcomeCounts, type RateLane, RateLimitRepository } from './rate-limit.repository';
+import {
+  type OutcomeCounts,
+  type RateCredential,
+  type RateLane,
+  RateLimitRepository,
+} from './rate-limit.repository';
 
-export type { RateLane } from './rate-limit.repository';
+export type { RateCredential, RateLane } from './rate-limit.repository';
 
 export interface AcquireRequest {
   readonly credentialId: string;
@@ -240,8 +245,9 @@ export class RateLimitService {
    * pure rule (libs/domain decideAimd) with a compare-and-set, so concurrent replicas apply each
    * decision once.
    */
-  async report(credentialId: string, outcome: SendOutcome): Promise<ReportResult | undefined> {
+  async report(credential: RateCredential, outcome: SendOutcome): Promise<ReportResult | undefined> {
     validateOutcome(outcome);
+    const { credentialId } = credential;
     const { accepted, congested, errors5xx, timeouts } = outcome;
     if (accepted + congested + errors5xx + timeouts === 0) return undefined;
     if (congested > 0)
@@ -250,16 +256,11 @@ export class RateLimitService {
       this.metrics.congestionEvents.inc({ credential: credentialId, kind: 'server_error' }, errors5xx);
     if (timeouts > 0)
       this.metrics.congestionEvents.inc({ credential: credentialId, kind: 'timeout' }, timeouts);
-    const seen = await this.repository.report(credentialId, outcome);
+    const seen = await this.repository.report(credential, outcome);
     if (seen === undefined) return undefined;
     const step = decideAimd(seen.state, seen.window, seen.nowMs, this.aimdParams(seen.ceiling, seen.floor));
     if (step.action === 'hold') return { step, applied: false };
-    const applied = await this.repository.applyAimd(
-      credentialId,
-      seen,
-      step.rate,
-      step.action === 'decrease',
-    );
+    const applied = await this.repository.applyAimd(credential, seen, step.rate, step.action === 'decrease');
     if (!applied) return { step, applied };
     this.metrics.rate.set({ credential: credentialId }, step.rate);
     if (step.action === 'decrease') {

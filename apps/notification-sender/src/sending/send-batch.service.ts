@@ -29,7 +29,7 @@ import { CredentialLoader } from '../providers/credential-loader.service';
 import type { LoadedCredential, OutgoingMessage } from '../providers/provider-adapter';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import { ProvidersConfig } from '../providers/providers.config';
-import { type AcquireRequest, RateLimitService } from '../rate-limit/rate-limit.service';
+import { type AcquireRequest, type RateCredential, RateLimitService } from '../rate-limit/rate-limit.service';
 import { type CampaignContent, CampaignContentRepository } from './campaign-content.repository';
 import { ClaimBudget } from './claim-budget';
 import { type ClaimTiming, claimTimingOf } from './claim-timing';
@@ -294,7 +294,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
         sent.push(result);
       }
       // Beside the recording, not before it: the claimed rows wait for no Redis round trip (it never rejects).
-      reported = this.reportToAimd(credential.id, sent);
+      reported = this.reportToAimd({ credentialId: credential.id, tenantId: batch.tenantId }, sent);
     }
     const items = new Map(batch.items.map((item) => [item.messageId, item]));
     await this.settle(message, token, prepared.held, results, items, releaseClaims);
@@ -664,10 +664,11 @@ export class SendBatchService implements BeforeApplicationShutdown {
    * AIMD learns from what the provider said. Its failure must not fail the batch: the messages are
    * sent and must be recorded, so it is logged and the next report carries on.
    */
-  private async reportToAimd(credentialId: string, results: readonly SendResult[]): Promise<void> {
+  private async reportToAimd(credential: RateCredential, results: readonly SendResult[]): Promise<void> {
     try {
-      await this.rateLimit.report(credentialId, sendSignalsOf(results));
+      await this.rateLimit.report(credential, sendSignalsOf(results));
     } catch (error: unknown) {
+      const { credentialId } = credential;
       this.logger.error({ credentialId, err: error }, 'Reporting send outcomes to AIMD failed');
     }
   }

@@ -2,8 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { SubscriberAlertKind, Topics } from '@ums/contracts';
 import { webhookBatchLength } from '@ums/domain';
-import { ConflictError, KafkaProducer, type TenantFilter } from '@ums/platform';
-import { Redis } from 'ioredis';
+import {
+  ConflictError,
+  KafkaProducer,
+  REDIS_CLIENT,
+  type RedisClient,
+  type TenantFilter,
+} from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { FailureWindow } from '../subscribers/failure-window.service';
 import { SubscriberDirectory } from '../subscribers/subscriber-directory.service';
@@ -42,7 +47,7 @@ export class ResurrectService implements OnApplicationBootstrap, OnApplicationSh
     private readonly config: DeliveriesConfig,
     private readonly metrics: DeliveriesMetrics,
     private readonly logger: PinoLogger,
-    @Inject(Redis) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

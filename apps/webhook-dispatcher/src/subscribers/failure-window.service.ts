@@ -1,13 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { windowStart } from '@ums/domain';
-import { UnavailableError } from '@ums/platform';
-import { Redis } from 'ioredis';
+import {
+  groupByHashSlot,
+  isRedisCluster,
+  REDIS_CLIENT,
+  type RedisClient,
+  UnavailableError,
+} from '@ums/platform';
 import { DeliveriesConfig } from '../deliveries/deliveries.config';
 
 /**
  * Failures per subscriber in a Redis sorted set (score = time), trimmed to the sliding window
- * (seed 000). Shared by every replica; all writes of a flush go out in one pipeline.
+ * (seed 000). Shared by every replica; all writes of a flush go out in one pipeline (on a Redis
+ * Cluster, one per hash slot, sent together).
  *
  * The window fails open: when Redis does not answer (or its connection is not up, which fails at
  * once rather than after ioredis's reconnect attempts, so write-backs are not held up), record()
@@ -21,7 +27,7 @@ export class FailureWindow {
   private deferred = new Map<string, Failure[]>();
 
   constructor(
-    @Inject(Redis) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     private readonly config: DeliveriesConfig,
   ) {}
 
@@ -78,8 +84,18 @@ export class FailureWindow {
     await this.redis.del(keyOf(id));
   }
 
+  /** One pipeline (one per hash slot on a Redis Cluster, sent together); counts per subscriber. */
   private async write(times: ReadonlyMap<string, Failure[]>, now: number): Promise<Map<string, number>> {
-    const ids = [...times.keys()];
+    const groups = groupByHashSlot([...times.keys()].map(keyOf), isRedisCluster(this.redis));
+    const counts = await Promise.all(groups.map((keys) => this.writeGroup(keys.map(idOf), times, now)));
+    return new Map(counts.flat());
+  }
+
+  private async writeGroup(
+    ids: readonly string[],
+    times: ReadonlyMap<string, Failure[]>,
+    now: number,
+  ): Promise<[string, number][]> {
     const pipeline = this.redis.pipeline();
     for (const id of ids) {
       const key = keyOf(id);
@@ -91,12 +107,12 @@ export class FailureWindow {
     const results = (await pipeline.exec()) ?? [];
     const firstError = results.find(([error]) => error !== null)?.[0];
     if (firstError) throw firstError;
-    const out = new Map<string, number>();
+    const out: [string, number][] = [];
     let index = 0;
     for (const id of ids) {
       index += (times.get(id)?.length ?? 0) + 1;
       const [, value] = results[index] ?? [null, 0];
-      out.set(id, Number(value));
+      out.push([id, Number(value)]);
       index += 2;
     }
     return out;
@@ -122,6 +138,13 @@ interface Failure {
   readonly member: string;
 }
 
+const KEY_PREFIX = 'ums:webhook:failures:';
+
+/** One key per subscriber (commands on it stay in its slot; a flush's pipeline is split by slot). */
 function keyOf(subscriberId: string): string {
-  return `ums:webhook:failures:${subscriberId}`;
+  return `${KEY_PREFIX}${subscriberId}`;
+}
+
+function idOf(key: string): string {
+  return key.slice(KEY_PREFIX.length);
 }

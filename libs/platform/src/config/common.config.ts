@@ -23,6 +23,14 @@ import {
   OnlyWithMysqlTls,
   PemFile,
 } from './mysql-config.validators';
+import {
+  OnlyInRedisMode,
+  REDIS_MODES,
+  RedisNodeList,
+  type RedisMode,
+  RedisTlsFile,
+  RedisUrlFits,
+} from './redis-config.checks';
 
 /** The management port when MANAGEMENT_PORT is unset (OpenTelemetry's Prometheus exporter port). */
 export const DEFAULT_MANAGEMENT_PORT = 9464;
@@ -177,7 +185,31 @@ export class MysqlConfig {
 }
 
 export class RedisConfig {
+  /**
+   * The server (standalone), or in cluster and sentinel mode only the scheme (rediss:// for TLS), the
+   * credentials and the database. May carry user:password; REDIS_USERNAME/REDIS_PASSWORD override them.
+   */
   @Expose()
   @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'REDIS_URL must be redis://host:port[/db]' })
+  @RedisUrlFits()
   REDIS_URL = 'redis://127.0.0.1:6379/0';
+
+  /** An ACL user (Redis 6+); `default` when unset. */
+  @Expose() @EmptyAsUnset() @IsOptional() @IsString() REDIS_USERNAME?: string;
+  @Expose() @EmptyAsUnset() @IsOptional() @IsString() REDIS_PASSWORD?: string;
+
+  /** PEM CA bundle that signs the server's certificate (system CAs when unset); needs rediss://. */
+  @Expose() @EmptyAsUnset() @IsOptional() @RedisTlsFile() REDIS_TLS_CA_FILE?: string;
+  /** Client certificate and key for mTLS: both or neither; need rediss://. */
+  @Expose() @EmptyAsUnset() @IsOptional() @RedisTlsFile('REDIS_TLS_KEY_FILE') REDIS_TLS_CERT_FILE?: string;
+  @Expose() @EmptyAsUnset() @IsOptional() @RedisTlsFile('REDIS_TLS_CERT_FILE') REDIS_TLS_KEY_FILE?: string;
+
+  @Expose() @IsIn(REDIS_MODES) REDIS_MODE: RedisMode = 'standalone';
+  /** Cluster mode: some of the cluster's nodes (host:port); the rest are discovered. */
+  @Expose() @ToList() @RedisNodeList('cluster') REDIS_CLUSTER_NODES: string[] = [];
+  /** Sentinel mode: the sentinels (host:port) and the name of the master they watch. */
+  @Expose() @ToList() @RedisNodeList('sentinel') REDIS_SENTINELS: string[] = [];
+  @Expose() @EmptyAsUnset() @OnlyInRedisMode('sentinel', true) REDIS_SENTINEL_MASTER?: string;
+  /** The sentinels' own password (`requirepass` of sentinel.conf), when they have one. */
+  @Expose() @EmptyAsUnset() @OnlyInRedisMode('sentinel', false) REDIS_SENTINEL_PASSWORD?: string;
 }

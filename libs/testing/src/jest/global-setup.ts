@@ -15,7 +15,10 @@ declare global {
  * (`--selectProjects unit`) skip the broker.
  */
 export default async function globalSetup(): Promise<void> {
-  const onlyUnit = process.argv.includes('--selectProjects') && !process.argv.includes('integration');
+  const onlyUnit =
+    process.argv.includes('--selectProjects') &&
+    !process.argv.includes('integration') &&
+    !process.argv.includes('redis-cluster');
   if (onlyUnit) return;
   // Logs of spawned processes are per run (tests read some of them back); concurrent runs keep theirs.
   const logDir = join(workspaceRoot(), 'tmp', 'test-logs', `run-${process.pid}`);

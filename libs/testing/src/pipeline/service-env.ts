@@ -1,7 +1,7 @@
 import { mysqlUserOfService } from '@ums/contracts';
 import { testBrokers } from '../kafka/test-kafka';
 import { testMysqlPassword, testMysqlSettings } from '../mysql/test-database';
-import { testRedisUrl } from '../redis/test-redis';
+import { testRedisEnv } from '../redis/test-redis';
 
 /** A fixed, public test key for SecretBox: never use it outside tests. */
 export const TEST_SECRETS_KEYS = 'test:VEVTVCBPTkxZIC0gbm90IGEgc2VjcmV0IC0gMzJieXQ=';
@@ -33,7 +33,7 @@ export function serviceEnv(database: string, namespace: string): Record<string, 
     MYSQL_HOST: mysql.host,
     MYSQL_PORT: String(mysql.port),
     MYSQL_DATABASE: database,
-    REDIS_URL: testRedisUrl(),
+    ...testRedisEnv(),
     SECRETS_KEYS: TEST_SECRETS_KEYS,
     AUTH_OPERATOR_KEY: TEST_OPERATOR_KEY,
     // Tests send through the provider simulator on loopback; the first entry is a credential's default.
