@@ -1,15 +1,22 @@
 import 'reflect-metadata';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { provisionMysqlAccounts, testMysqlSettings, workspaceRoot } from '@ums/testing';
+import { provisionMysqlAccounts, testMysqlAccounts, testMysqlSettings, workspaceRoot } from '@ums/testing';
 import { kafkaNodesArg } from './stack/kafka-nodes-arg';
-import { defaultLogDir, type LocalStack, stackUrls, startLocalStack } from './stack/local-stack';
+import {
+  defaultLogDir,
+  type LocalStack,
+  type LocalStackOptions,
+  stackUrls,
+  startLocalStack,
+} from './stack/local-stack';
 import {
   createTenantApiKey,
   PIPELINE_SCOPES,
   type PipelineCampaignResult,
   runPipelineCampaign,
 } from './stack/pipeline-campaign';
+import { type SecureEngines, startSecureEngines } from './stack/secure-engines';
 
 /** How long the demo's campaign may take end to end. */
 const CAMPAIGN_TIMEOUT_MS = 1_800_000;
@@ -26,7 +33,10 @@ const CAMPAIGN_TIMEOUT_MS = 1_800_000;
  * default 1), --keep leaves the stack running (API ports 3000-3005, management ports 3100-3105
  * for health and metrics; Kafka detached in .cache/kafka/dev), --kafka-port N starts the broker on
  * that port, --brokers 3 starts a three-node KRaft cluster on loopback instead of one broker (topics
- * replicated three times, min.insync.replicas 2; free ports, data in .cache/kafka/dev/cluster).
+ * replicated three times, min.insync.replicas 2; free ports, data in .cache/kafka/dev/cluster),
+ * --secure runs it all against secured engines started for the run (stack/secure-engines.ts): Kafka
+ * over SASL_SSL with SCRAM, MariaDB requiring TLS with an account per service, Redis over TLS with an
+ * ACL user, every server verified against a CA made for the run.
  */
 async function main(): Promise<void> {
   const keep = process.argv.includes('--keep');
@@ -49,28 +59,34 @@ async function main(): Promise<void> {
   const say = (line: string): void =>
     void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
   const logDir = defaultLogDir('demo-logs');
+  const secure = process.argv.includes('--secure');
+  if (secure && (keep || kafkaNodes === 3 || kafkaPort !== undefined))
+    throw new Error(
+      '--secure starts its own engines for one run: not with --keep, --brokers or --kafka-port',
+    );
   let stack: LocalStack | undefined;
+  let engines: SecureEngines | undefined;
   try {
-    const database = process.env['MYSQL_DATABASE'] ?? 'ums';
-    // No service runs as the administrator: each gets its own account with the production grants,
-    // made here as MYSQL_USER (root by default), with the tests' public passwords (a dev server).
-    say('creating the MySQL accounts of the services and the migrator');
-    const mysqlAccounts = await provisionMysqlAccounts(testMysqlSettings(database), database);
-    stack = await startLocalStack({
-      kafkaBrokers: process.env['KAFKA_BROKERS'] || undefined,
+    engines = secure ? await startSecureEngines(say) : undefined;
+    const common = {
       kafkaDataDir: join(workspaceRoot(), '.cache', 'kafka', 'dev'),
-      keepRunning: keep,
-      kafkaPort,
-      kafkaNodes,
-      mysqlDatabase: database,
-      mysqlAccounts,
       basePort: 3000,
       logDir,
-      env: pick(['MYSQL_HOST', 'MYSQL_PORT', 'REDIS_URL']),
       // The demo's subscriber listens on loopback, which only internal subscribers may use.
       serviceEnv: { 'webhook-dispatcher': { WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED: 'true' } },
       onStep: say,
-    });
+    };
+    stack = await startLocalStack(
+      engines === undefined
+        ? { ...common, ...(await devEngines(say)), keepRunning: keep, kafkaPort, kafkaNodes }
+        : {
+            ...common,
+            kafkaBrokers: engines.brokers,
+            mysqlDatabase: engines.database,
+            mysqlAccounts: testMysqlAccounts(),
+            env: engines.env,
+          },
+    );
     say(`all ${stack.services.length} services ready; Kafka at ${stack.brokers}`);
     const rows: string[][] = [['service', 'url', 'management', 'ready', 'checks', 'metrics']];
     for (const service of stack.services) {
@@ -104,6 +120,7 @@ async function main(): Promise<void> {
     const result = await runPipelineCampaign({
       urls: stackUrls(stack),
       brokers: stack.brokers,
+      ...(engines === undefined ? {} : { kafka: engines.kafka }),
       recipients,
       rate,
       permanentFailureRate: failRate,
@@ -136,6 +153,7 @@ async function main(): Promise<void> {
       process.exit(0);
     }
     const codes = await stack.stop();
+    await engines?.stop();
     say(
       `stopped: ${Object.entries(codes)
         .map(([n, c]) => `${n}=${String(c)}`)
@@ -146,8 +164,27 @@ async function main(): Promise<void> {
     if (problems.length > 0) throw new Error(problems.join('; '));
   } catch (error: unknown) {
     if (stack !== undefined && !keep) await stack.stop().catch(() => undefined);
+    await engines?.stop();
     throw error;
   }
+}
+
+/**
+ * The machine's own MariaDB and Redis (MYSQL_HOST, MYSQL_PORT, REDIS_URL when set): each service gets
+ * its own account with the production grants, made here as MYSQL_USER (root by default), with the
+ * tests' public passwords (a dev server).
+ */
+async function devEngines(
+  say: (line: string) => void,
+): Promise<Pick<LocalStackOptions, 'kafkaBrokers' | 'mysqlDatabase' | 'mysqlAccounts' | 'env'>> {
+  const database = process.env['MYSQL_DATABASE'] ?? 'ums';
+  say('creating the MySQL accounts of the services and the migrator');
+  return {
+    kafkaBrokers: process.env['KAFKA_BROKERS'] || undefined,
+    mysqlDatabase: database,
+    mysqlAccounts: await provisionMysqlAccounts(testMysqlSettings(database), database),
+    env: pick(['MYSQL_HOST', 'MYSQL_PORT', 'REDIS_URL']),
+  };
 }
 
 function printSummary(r: PipelineCampaignResult): void {
