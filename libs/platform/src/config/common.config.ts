@@ -199,10 +199,18 @@ export class RedisConfig {
   @Expose() @EmptyAsUnset() @IsOptional() @IsString() REDIS_PASSWORD?: string;
 
   /** PEM CA bundle that signs the server's certificate (system CAs when unset); needs rediss://. */
-  @Expose() @EmptyAsUnset() @IsOptional() @RedisTlsFile() REDIS_TLS_CA_FILE?: string;
+  @Expose() @EmptyAsUnset() @IsOptional() @RedisTlsFile({ kind: 'CERTIFICATE' }) REDIS_TLS_CA_FILE?: string;
   /** Client certificate and key for mTLS: both or neither; need rediss://. */
-  @Expose() @EmptyAsUnset() @IsOptional() @RedisTlsFile('REDIS_TLS_KEY_FILE') REDIS_TLS_CERT_FILE?: string;
-  @Expose() @EmptyAsUnset() @IsOptional() @RedisTlsFile('REDIS_TLS_CERT_FILE') REDIS_TLS_KEY_FILE?: string;
+  @Expose()
+  @EmptyAsUnset()
+  @IsOptional()
+  @RedisTlsFile({ kind: 'CERTIFICATE', pair: 'REDIS_TLS_KEY_FILE' })
+  REDIS_TLS_CERT_FILE?: string;
+  @Expose()
+  @EmptyAsUnset()
+  @IsOptional()
+  @RedisTlsFile({ kind: 'PRIVATE KEY', pair: 'REDIS_TLS_CERT_FILE' })
+  REDIS_TLS_KEY_FILE?: string;
 
   @Expose() @IsIn(REDIS_MODES) REDIS_MODE: RedisMode = 'standalone';
   /** Cluster mode: some of the cluster's nodes (host:port); the rest are discovered. */

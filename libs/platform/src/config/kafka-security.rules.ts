@@ -1,7 +1,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
+import { holdsPem, pemFileProblem, readPemFile } from './pem-file.check';
 
 export const KAFKA_SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_SSL', 'SASL_PLAINTEXT'] as const;
 export type KafkaSecurityProtocol = (typeof KAFKA_SECURITY_PROTOCOLS)[number];
@@ -67,42 +67,23 @@ export function usesSasl(protocol: string): boolean {
   return protocol === 'SASL_SSL' || protocol === 'SASL_PLAINTEXT';
 }
 
-function readable(file: string): { text?: string; error?: string } {
-  try {
-    return { text: readFileSync(file, 'utf8') };
-  } catch (error: unknown) {
-    const code = (error as { code?: string }).code ?? 'unreadable';
-    return { error: `cannot be read (${code}): ${file}` };
-  }
-}
-
 function notTls(s: KafkaSecuritySettings): string | undefined {
   return usesTls(s.KAFKA_SECURITY_PROTOCOL)
     ? undefined
     : `is set but KAFKA_SECURITY_PROTOCOL=${s.KAFKA_SECURITY_PROTOCOL} does not use TLS (SSL or SASL_SSL do)`;
 }
 
-const CERTIFICATE = /-----BEGIN CERTIFICATE-----/;
-
 /** KAFKA_SSL_CA_FILE: a readable PEM file of one or more certificates. */
 export const caFileRule: Rule = (value, s) => {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') return 'must be a file path';
-  const file = readable(value);
-  if (file.text === undefined) return file.error;
-  if (!CERTIFICATE.test(file.text)) return `holds no PEM certificate: ${value}`;
-  return notTls(s);
+  return pemFileProblem(value, 'CERTIFICATE') ?? notTls(s);
 };
 
 /** KAFKA_SSL_CERT_FILE: the client certificate for mTLS, only with its key. */
 export const certFileRule: Rule = (value, s) => {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') return 'must be a file path';
   if (s.KAFKA_SSL_KEY_FILE === undefined) return 'is set without KAFKA_SSL_KEY_FILE (mTLS needs both)';
-  const file = readable(value);
-  if (file.text === undefined) return file.error;
-  if (!CERTIFICATE.test(file.text)) return `holds no PEM certificate: ${value}`;
-  return notTls(s);
+  return pemFileProblem(value, 'CERTIFICATE') ?? notTls(s);
 };
 
 /** KAFKA_SSL_KEY_FILE: the client key, decryptable with KAFKA_SSL_KEY_PASSWORD and matching the certificate. */
@@ -110,9 +91,9 @@ export const keyFileRule: Rule = (value, s) => {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') return 'must be a file path';
   if (s.KAFKA_SSL_CERT_FILE === undefined) return 'is set without KAFKA_SSL_CERT_FILE (mTLS needs both)';
-  const file = readable(value);
-  if (file.text === undefined) return file.error;
-  if (!/PRIVATE KEY-----/.test(file.text)) return `holds no PEM private key: ${value}`;
+  const file = readPemFile(value);
+  if ('problem' in file) return file.problem;
+  if (!holdsPem(file.text, 'PRIVATE KEY')) return `holds no PEM private key: ${value}`;
   if (/ENCRYPTED PRIVATE KEY/.test(file.text) && s.KAFKA_SSL_KEY_PASSWORD === undefined)
     return 'is encrypted: set KAFKA_SSL_KEY_PASSWORD';
   let key;
@@ -121,8 +102,8 @@ export const keyFileRule: Rule = (value, s) => {
   } catch {
     return 'cannot be decrypted with KAFKA_SSL_KEY_PASSWORD (or is not a key)';
   }
-  const cert = readable(s.KAFKA_SSL_CERT_FILE);
-  if (cert.text !== undefined && CERTIFICATE.test(cert.text)) {
+  const cert = readPemFile(s.KAFKA_SSL_CERT_FILE);
+  if ('text' in cert && holdsPem(cert.text, 'CERTIFICATE')) {
     try {
       if (!new X509Certificate(cert.text).checkPrivateKey(key))
         return 'is not the key of KAFKA_SSL_CERT_FILE';

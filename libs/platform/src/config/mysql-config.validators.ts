@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { ValidateBy } from 'class-validator';
+import { type PemKind, pemFileProblem } from './pem-file.check';
 
 /** How the MySQL connection uses TLS, as the mysql client's --ssl-mode names it. */
 export const MYSQL_SSL_MODES = ['DISABLED', 'REQUIRED', 'VERIFY_CA', 'VERIFY_IDENTITY'] as const;
@@ -8,30 +8,14 @@ export type MysqlSslMode = (typeof MYSQL_SSL_MODES)[number];
 type Fields = Record<string, unknown>;
 
 /** The value, when set, names a file this process can read that holds a PEM block of `kind`. */
-export function PemFile(kind: 'CERTIFICATE' | 'PRIVATE KEY'): PropertyDecorator {
+export function PemFile(kind: PemKind): PropertyDecorator {
   return ValidateBy({
     name: 'pemFile',
     validator: {
-      validate: (value: unknown) => value === undefined || pemProblem(value, kind) === undefined,
-      defaultMessage: (args) => `${args?.property ?? 'file'} ${pemProblem(args?.value, kind) ?? ''}`,
+      validate: (value: unknown) => value === undefined || pemFileProblem(value, kind) === undefined,
+      defaultMessage: (args) => `${args?.property ?? 'file'} ${pemFileProblem(args?.value, kind) ?? ''}`,
     },
   });
-}
-
-function pemProblem(value: unknown, kind: string): string | undefined {
-  if (typeof value !== 'string' || value === '') return 'must be a file path';
-  let text: string;
-  try {
-    text = readFileSync(value, 'utf8');
-  } catch (error: unknown) {
-    const code = (error as { code?: unknown }).code;
-    return `cannot be read (${typeof code === 'string' ? code : 'unreadable'}): ${value}`;
-  }
-  const found =
-    kind === 'PRIVATE KEY'
-      ? /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)
-      : text.includes(`-----BEGIN ${kind}-----`);
-  return found ? undefined : `holds no PEM ${kind.toLowerCase()}: ${value}`;
 }
 
 /** Set only when MYSQL_SSL_MODE uses TLS (a file given to an unencrypted connection is a mistake). */

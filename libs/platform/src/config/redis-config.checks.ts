@@ -1,5 +1,5 @@
-import { accessSync, constants } from 'node:fs';
 import { ValidateBy, type ValidationArguments } from 'class-validator';
+import { type PemKind, pemFileProblem } from './pem-file.check';
 
 /** How the platform reaches Redis: one server, a Redis Cluster, or a master found through Sentinel. */
 export const REDIS_MODES = ['standalone', 'cluster', 'sentinel'] as const;
@@ -41,30 +41,32 @@ export function RedisUrlFits(): PropertyDecorator {
 function tlsFileProblem(
   value: unknown,
   args: ValidationArguments | undefined,
-  pair?: string,
+  file: RedisTlsFileKind,
 ): string | undefined {
+  const { kind, pair } = file;
   const all = settings(args);
   if (typeof value !== 'string') return 'must be a file path';
   if (!String(all['REDIS_URL'] ?? '').startsWith('rediss://'))
     return 'is set but REDIS_URL is not rediss:// (TLS is chosen by the URL scheme)';
   if (pair !== undefined && (all[pair] === undefined || all[pair] === ''))
     return `needs ${pair} too (client certificate and key go together)`;
-  try {
-    accessSync(value, constants.R_OK);
-  } catch {
-    return `cannot be read (${value})`;
-  }
-  return undefined;
+  return pemFileProblem(value, kind);
 }
 
-/** A readable PEM file, only with a rediss:// URL; `pair` names the setting it must come with. */
-export function RedisTlsFile(pair?: string): PropertyDecorator {
+/** The PEM block a TLS file setting holds, and the setting it must come with (client certificate and key). */
+export interface RedisTlsFileKind {
+  readonly kind: PemKind;
+  readonly pair?: string;
+}
+
+/** A readable PEM file, only with a rediss:// URL. */
+export function RedisTlsFile(file: RedisTlsFileKind): PropertyDecorator {
   return ValidateBy({
     name: 'redisTlsFile',
     validator: {
-      validate: (value: unknown, args) => tlsFileProblem(value, args, pair) === undefined,
+      validate: (value: unknown, args) => tlsFileProblem(value, args, file) === undefined,
       defaultMessage: (args) =>
-        `${args?.property ?? 'file'} ${tlsFileProblem(args?.value, args, pair) ?? 'is invalid'}`,
+        `${args?.property ?? 'file'} ${tlsFileProblem(args?.value, args, file) ?? 'is invalid'}`,
     },
   });
 }

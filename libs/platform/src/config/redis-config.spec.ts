@@ -6,8 +6,11 @@ import { loadConfig } from './config-loader';
 
 describe('RedisConfig', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ums-redis-config-'));
+  // The checks look for the PEM block only; what it holds is the TLS handshake's to judge.
   const ca = join(dir, 'ca.pem');
-  writeFileSync(ca, 'not parsed here');
+  writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+  const key = join(dir, 'client.key');
+  writeFileSync(key, '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n');
 
   const refused = (env: Record<string, string>): string => {
     try {
@@ -29,7 +32,7 @@ describe('RedisConfig', () => {
       REDIS_PASSWORD: 'p',
       REDIS_TLS_CA_FILE: ca,
       REDIS_TLS_CERT_FILE: ca,
-      REDIS_TLS_KEY_FILE: ca,
+      REDIS_TLS_KEY_FILE: key,
     });
     expect(secured).toMatchObject({ REDIS_USERNAME: 'ums', REDIS_TLS_CA_FILE: ca });
     // Empty variables count as unset.
@@ -38,7 +41,7 @@ describe('RedisConfig', () => {
     ).toBeUndefined();
   });
 
-  it('refuses TLS files without a rediss:// URL, a certificate without its key, and unreadable files', () => {
+  it('refuses TLS files without a rediss:// URL, a certificate without its key, unreadable or non-PEM files', () => {
     expect(refused({ REDIS_TLS_CA_FILE: ca })).toMatch(
       /REDIS_TLS_CA_FILE is set but REDIS_URL is not rediss:\/\//,
     );
@@ -50,6 +53,9 @@ describe('RedisConfig', () => {
     );
     expect(refused({ REDIS_URL: 'rediss://h:1', REDIS_TLS_CA_FILE: join(dir, 'missing.pem') })).toMatch(
       /REDIS_TLS_CA_FILE cannot be read/,
+    );
+    expect(refused({ REDIS_URL: 'rediss://h:1', REDIS_TLS_CERT_FILE: key, REDIS_TLS_KEY_FILE: ca })).toMatch(
+      /REDIS_TLS_CERT_FILE holds no PEM certificate[^]*REDIS_TLS_KEY_FILE holds no PEM private key/,
     );
   });
 
