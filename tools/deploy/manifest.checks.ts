@@ -88,7 +88,10 @@ export function containerEnv(
         values.set(name, undefined);
       } else {
         const value = secretValue(secret, key);
-        if (value === undefined) problems.push(`${name}: Secret ${secretRef['name']} has no key ${key}`);
+        // An optional key may be absent: the variable is then unset (REDIS_PASSWORD of a Redis without one).
+        const optional = asRecord(from['secretKeyRef'])['optional'] === true;
+        if (value === undefined && !optional)
+          problems.push(`${name}: Secret ${secretRef['name']} has no key ${key}`);
         values.set(name, value);
       }
     } else problems.push(`${name}: neither a value nor a ConfigMap/Secret reference`);

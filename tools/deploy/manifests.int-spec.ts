@@ -78,7 +78,7 @@ const EXTERNAL_SECRETS = new Set([
   ...KAFKA_USER_SECRETS,
 ]);
 /** Values that come from Secrets created outside Git: a stand-in lets the config classes check the rest. */
-const SECRET_STAND_INS = new Set(['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD']);
+const SECRET_STAND_INS = new Set(['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD', 'REDIS_PASSWORD']);
 /** Services holding the operator bootstrap key (AUTH_OPERATOR_KEY, Secret ums-operator-key). */
 const OPERATOR_KEY_APPS = ['campaign-scheduler', 'webhook-dispatcher'];
 /** Namespaces other than UMS's own, by their kubernetes.io/metadata.name label. */
