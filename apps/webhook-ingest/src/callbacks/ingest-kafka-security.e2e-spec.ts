@@ -12,6 +12,7 @@ import {
   ManagedProcess,
   type SecureKafka,
   serviceEnv,
+  serviceMysqlEnv,
   startSecureKafka,
   startServiceProcess,
   testLogDir,
@@ -45,7 +46,11 @@ describe('webhook-ingest on a SASL_SSL broker (real process)', () => {
     await ds.initialize();
     await runPendingMigrations(ds);
     await ds.destroy();
-    env = { ...serviceEnv(db.settings.database, namespace), ...secure.env };
+    env = {
+      ...serviceEnv(db.settings.database, namespace),
+      ...serviceMysqlEnv('webhook-ingest'),
+      ...secure.env,
+    };
   });
 
   afterAll(async () => {
