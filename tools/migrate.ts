@@ -1,16 +1,15 @@
 import 'reflect-metadata';
 import {
+  connectMysqlServer,
   createDataSource,
   loadConfig,
   MysqlConfig,
-  mysql2SslOptions,
   mysqlSettingsFrom,
   explainMysqlRefusal,
   processEnv,
   revertAllMigrations,
   runPendingMigrations,
 } from '@ums/platform';
-import { createConnection } from 'mysql2/promise';
 
 /**
  * Schema migrations, the job a deployment runs before rolling out services, as the migration
@@ -24,13 +23,7 @@ async function main(): Promise<void> {
   const explained = async (error: unknown): Promise<unknown> =>
     (await explainMysqlRefusal(error, settings)) ?? error;
   if (command === 'up') {
-    const server = await createConnection({
-      host: settings.host,
-      port: settings.port,
-      user: settings.user,
-      password: settings.password,
-      ...(settings.tls === undefined ? {} : { ssl: mysql2SslOptions(settings.tls) }),
-    }).catch(async (error: unknown) => Promise.reject(await explained(error)));
+    const server = await connectMysqlServer(settings);
     try {
       await server.query(
         `CREATE DATABASE IF NOT EXISTS \`${settings.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,

@@ -1,14 +1,6 @@
 import 'reflect-metadata';
 import { grantStatements } from '@ums/contracts';
-import {
-  loadConfig,
-  MysqlConfig,
-  mysql2SslOptions,
-  mysqlSettingsFrom,
-  explainMysqlRefusal,
-  processEnv,
-} from '@ums/platform';
-import { createConnection } from 'mysql2/promise';
+import { connectMysqlServer, loadConfig, MysqlConfig, mysqlSettingsFrom, processEnv } from '@ums/platform';
 import { grantsScript, parseGrantsArgs } from './grants-script';
 
 /**
@@ -25,13 +17,7 @@ async function main(): Promise<void> {
     return;
   }
   const settings = mysqlSettingsFrom(loadConfig(MysqlConfig, processEnv()));
-  const connection = await createConnection({
-    host: settings.host,
-    port: settings.port,
-    user: settings.user,
-    password: settings.password,
-    ...(settings.tls === undefined ? {} : { ssl: mysql2SslOptions(settings.tls) }),
-  }).catch(async (error: unknown) => Promise.reject((await explainMysqlRefusal(error, settings)) ?? error));
+  const connection = await connectMysqlServer(settings);
   try {
     for (const statement of grantStatements({ ...args, database: settings.database })) {
       await connection

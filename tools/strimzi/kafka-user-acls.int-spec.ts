@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -11,16 +10,7 @@ import {
   Topics,
 } from '@ums/contracts';
 import { ensureTopics } from '@ums/platform';
-import {
-  assertKafkaJars,
-  freePort,
-  kafkaJvmArgs,
-  kafkaLibsDir,
-  LOG4J,
-  ManagedProcess,
-  newKafkaClusterId,
-  workspaceRoot,
-} from '@ums/testing';
+import { type KafkaBrokerHandle, startKafkaBroker, workspaceRoot } from '@ums/testing';
 import {
   AclOperationTypes,
   AclPermissionTypes,
@@ -88,35 +78,16 @@ function committedAcls(): AclEntry[] {
     );
 }
 
-function serverProperties(
-  dir: string,
-  ports: { client: number; internal: number; controller: number },
-): string {
-  return [
-    'process.roles=broker,controller',
-    'node.id=1',
-    `controller.quorum.voters=1@127.0.0.1:${ports.controller}`,
-    `listeners=INTERNAL://127.0.0.1:${ports.internal},CLIENT://127.0.0.1:${ports.client},CONTROLLER://127.0.0.1:${ports.controller}`,
-    `advertised.listeners=INTERNAL://127.0.0.1:${ports.internal},CLIENT://127.0.0.1:${ports.client}`,
-    'listener.security.protocol.map=INTERNAL:PLAINTEXT,CLIENT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT',
-    'inter.broker.listener.name=INTERNAL',
-    'controller.listener.names=CONTROLLER',
-    'sasl.enabled.mechanisms=SCRAM-SHA-512',
-    'listener.name.client.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
-    'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
-    // The loopback-only internal and controller listeners are unauthenticated (ANONYMOUS).
-    'super.users=User:ANONYMOUS;User:admin',
-    'allow.everyone.if.no.acl.found=false',
-    `log.dirs=${join(dir, 'logs')}`,
-    'auto.create.topics.enable=false',
-    'offsets.topic.replication.factor=1',
-    'offsets.topic.num.partitions=3',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
-    'group.initial.rebalance.delay.ms=0',
-    '',
-  ].join('\n');
-}
+/** The SASL listener's settings: SCRAM users, and the authorizer that enforces the users' ACLs. */
+const ACL_PROPERTIES = [
+  'sasl.enabled.mechanisms=SCRAM-SHA-512',
+  'listener.name.client.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
+  'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+  // The loopback-only PLAINTEXT (inter-broker, readiness) and controller listeners are ANONYMOUS.
+  'super.users=User:ANONYMOUS;User:admin',
+  'allow.everyone.if.no.acl.found=false',
+  '',
+].join('\n');
 
 function client(brokers: string, user: string, retries = 5): Kafka {
   return new Kafka({
@@ -172,52 +143,25 @@ async function publish(kafka: Kafka, topic: string): Promise<void> {
 
 describe('KafkaUser ACLs on a broker that enforces them', () => {
   let dir: string;
-  let broker: ManagedProcess;
+  let broker: KafkaBrokerHandle | undefined;
   let brokers: string;
 
   beforeAll(async () => {
-    assertKafkaJars();
     dir = mkdtempSync(join(tmpdir(), 'ums-acl-kafka-'));
-    const ports = { client: await freePort(), internal: await freePort(), controller: await freePort() };
-    writeFileSync(join(dir, 'server.properties'), serverProperties(dir, ports));
-    writeFileSync(join(dir, 'log4j.properties'), LOG4J);
     const users = ['admin', ...PROGRAMS.map(kafkaUserOf)];
-    execFileSync(
-      'java',
-      [
-        '-cp',
-        `${kafkaLibsDir()}/*`,
-        `-Dlog4j.configuration=file:${join(dir, 'log4j.properties')}`,
-        'kafka.tools.StorageTool',
-        'format',
-        '-t',
-        newKafkaClusterId(),
-        '-c',
-        join(dir, 'server.properties'),
-        ...users.flatMap((u) => ['--add-scram', `SCRAM-SHA-512=[name=${u},password=${passwordOf(u)}]`]),
-      ],
-      { stdio: 'pipe' },
-    );
-    broker = new ManagedProcess({
-      name: 'kafka-acl',
-      command: 'java',
-      args: kafkaJvmArgs(dir, 384),
-      logFile: join(dir, 'kafka.out'),
+    broker = await startKafkaBroker({
+      dataDir: dir,
+      heapMb: 384,
+      extraListeners: [{ name: 'CLIENT', protocol: 'SASL_PLAINTEXT' }],
+      extraProperties: ACL_PROPERTIES,
+      formatArgs: users.flatMap((u) => [
+        '--add-scram',
+        `SCRAM-SHA-512=[name=${u},password=${passwordOf(u)}]`,
+      ]),
     });
-    broker.start();
-    brokers = `127.0.0.1:${ports.client}`;
+    brokers = broker.listeners['CLIENT'] as string;
     const admin = client(brokers, 'admin').admin();
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      try {
-        await admin.connect();
-        await admin.describeCluster();
-        break;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
+    await admin.connect();
     try {
       await admin.createAcls({ acl: committedAcls() });
     } finally {
@@ -229,7 +173,7 @@ describe('KafkaUser ACLs on a broker that enforces them', () => {
   });
 
   afterAll(async () => {
-    await broker?.stop(30_000);
+    await broker?.stop();
     if (dir !== undefined && process.env['KEEP_ACL_BROKER_DIR'] === undefined)
       rmSync(dir, { recursive: true, force: true });
   });

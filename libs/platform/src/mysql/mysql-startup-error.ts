@@ -1,6 +1,6 @@
-import { createConnection } from 'mysql2/promise';
+import { type Connection, createConnection } from 'mysql2/promise';
 import { CodedError } from '../errors/coded-error';
-import type { MysqlConnectionSettings } from './mysql-connection-settings';
+import { type MysqlConnectionSettings, mysql2SslOptions } from './mysql-connection-settings';
 
 /** Why MySQL refused a service at start-up, naming the setting to fix; never carries the password. */
 export class MysqlStartupError extends CodedError {
@@ -127,4 +127,25 @@ export async function explainMysqlRefusal(
   );
   if (!acceptedOverTls) return explained;
   return mysqlStartupError({ code: 'ER_SECURE_TRANSPORT_REQUIRED', message: '' }, settings);
+}
+
+/**
+ * One mysql2 connection to the server with no schema selected (the schema may not exist yet), as
+ * the account of `settings` over its TLS settings; a refusal is explained by the setting at fault.
+ * For tools that run DDL or grants (migrate, db:grants), not for services.
+ */
+export async function connectMysqlServer(
+  settings: Pick<MysqlConnectionSettings, 'host' | 'port' | 'user' | 'password' | 'tls'>,
+): Promise<Connection> {
+  try {
+    return await createConnection({
+      host: settings.host,
+      port: settings.port,
+      user: settings.user,
+      password: settings.password,
+      ...(settings.tls === undefined ? {} : { ssl: mysql2SslOptions(settings.tls) }),
+    });
+  } catch (error: unknown) {
+    throw (await explainMysqlRefusal(error, settings)) ?? error;
+  }
 }

@@ -1,42 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NestFactory } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { type SecureEngine, startRedisCluster, testRedisUrl } from '@ums/testing';
-import { PlatformModule } from '../bootstrap/platform.module';
+import { redisStartupRefusal, startRedisApp } from './fixtures/redis-app.fixture';
 import { RedisConfig } from '../config/common.config';
 import { loadConfig } from '../config/config-loader';
 import { hashSlot, hashTag } from './key-slot';
-import { createRedisClient, isRedisCluster, REDIS_CLIENT, type RedisClient } from './redis-client';
+import { createRedisClient, isRedisCluster } from './redis-client';
 import { describeRedisFailure } from './redis-failure';
 
 jest.setTimeout(90_000);
-
-async function start(env: Record<string, string>): Promise<{ close(): Promise<void>; redis: RedisClient }> {
-  const platform = PlatformModule.forService({
-    service: 'redis-cluster-test',
-    kafka: false,
-    mysql: false,
-    redis: true,
-    env: { HTTP_PORT: '0', LOG_LEVEL: 'silent', ...env },
-  });
-  const app = await NestFactory.createApplicationContext(
-    { module: class RedisClusterFixture {}, imports: [platform] },
-    { logger: false, abortOnError: false },
-  );
-  return { close: () => app.close(), redis: app.get<RedisClient>(REDIS_CLIENT) };
-}
-
-async function refusal(env: Record<string, string>): Promise<unknown> {
-  try {
-    const app = await start(env);
-    await app.close();
-  } catch (error: unknown) {
-    return error;
-  }
-  throw new Error('start-up was not refused');
-}
 
 /** A three-master Redis Cluster of the test's own (startRedisCluster), reached with REDIS_MODE=cluster. */
 describe('Redis Cluster', () => {
@@ -71,7 +45,7 @@ describe('Redis Cluster', () => {
   });
 
   it('runs a script over keys of one tag on any master, and names a CROSSSLOT error', async () => {
-    const app = await start({ ...cluster.env });
+    const app = await startRedisApp({ ...cluster.env });
     try {
       const script =
         "redis.call('SET', KEYS[1], ARGV[1]); redis.call('SET', KEYS[2], ARGV[1]); return redis.call('GET', KEYS[1])";
@@ -90,11 +64,11 @@ describe('Redis Cluster', () => {
   });
 
   it('refuses REDIS_MODE=standalone against a cluster node, and cluster mode against a single server', async () => {
-    const standalone = await refusal({ REDIS_URL: cluster.env['REDIS_URL'] ?? '' });
+    const standalone = await redisStartupRefusal({ REDIS_URL: cluster.env['REDIS_URL'] ?? '' });
     expect(standalone).toMatchObject({ code: 'REDIS_MODE_MISMATCH' });
     expect(String((standalone as Error).message)).toContain('REDIS_MODE');
     const single = new URL(testRedisUrl());
-    const clusterOnSingle = await refusal({
+    const clusterOnSingle = await redisStartupRefusal({
       REDIS_URL: testRedisUrl(),
       REDIS_MODE: 'cluster',
       REDIS_CLUSTER_NODES: `${single.hostname}:${single.port || '6379'}`,

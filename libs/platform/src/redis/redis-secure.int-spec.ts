@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NestFactory } from '@nestjs/core';
 import {
   createTestPki,
   type SecureEngine,
@@ -9,43 +8,9 @@ import {
   startSecureRedis,
   type TestPki,
 } from '@ums/testing';
-import { PlatformModule } from '../bootstrap/platform.module';
-import { HealthRegistry } from '../health/health-registry';
-import { REDIS_CLIENT, type RedisClient } from './redis-client';
+import { redisStartupRefusal, startRedisApp } from './fixtures/redis-app.fixture';
 
 jest.setTimeout(90_000);
-
-/** Starts a context with the platform's Redis connection only, as a service's start-up does. */
-async function startWith(
-  env: Record<string, string>,
-): Promise<{ close(): Promise<void>; redis: RedisClient; health: HealthRegistry }> {
-  const platform = PlatformModule.forService({
-    service: 'redis-secure-test',
-    kafka: false,
-    mysql: false,
-    redis: true,
-    env: { HTTP_PORT: '0', LOG_LEVEL: 'silent', ...env },
-  });
-  const app = await NestFactory.createApplicationContext(
-    { module: class RedisFixture {}, imports: [platform] },
-    { logger: false, abortOnError: false },
-  );
-  return {
-    close: () => app.close(),
-    redis: app.get<RedisClient>(REDIS_CLIENT),
-    health: app.get(HealthRegistry),
-  };
-}
-
-async function refusal(env: Record<string, string>): Promise<unknown> {
-  try {
-    const app = await startWith(env);
-    await app.close();
-  } catch (error: unknown) {
-    return error;
-  }
-  throw new Error('start-up was not refused');
-}
 
 /**
  * Redis with TLS only and an ACL user (the default user disabled), started by the test on loopback:
@@ -73,7 +38,7 @@ describe('Redis with an ACL user and TLS', () => {
   });
 
   it('connects over TLS as the ACL user, and readiness says ok', async () => {
-    const app = await startWith({ ...secure.env });
+    const app = await startRedisApp({ ...secure.env });
     try {
       await app.redis.set('secure:probe', 'x', 'PX', 10_000);
       expect(await app.redis.get('secure:probe')).toBe('x');
@@ -84,7 +49,7 @@ describe('Redis with an ACL user and TLS', () => {
   });
 
   it('connects with a client certificate where the server requires one', async () => {
-    const app = await startWith({ ...mtls.env });
+    const app = await startRedisApp({ ...mtls.env });
     try {
       expect(await app.redis.ping()).toBe('PONG');
     } finally {
@@ -93,14 +58,14 @@ describe('Redis with an ACL user and TLS', () => {
   });
 
   it('refuses a wrong password at start-up, naming REDIS_PASSWORD (and not its value)', async () => {
-    const error = await refusal({ ...secure.env, REDIS_PASSWORD: 'not-the-password' });
+    const error = await redisStartupRefusal({ ...secure.env, REDIS_PASSWORD: 'not-the-password' });
     expect(error).toMatchObject({ code: 'REDIS_AUTH_FAILED' });
     expect(String((error as Error).message)).toContain('REDIS_PASSWORD');
     expect(String((error as Error).message)).not.toContain('not-the-password');
   });
 
   it('refuses a server certificate the CA does not sign, naming REDIS_TLS_CA_FILE', async () => {
-    const error = await refusal({ ...secure.env, REDIS_TLS_CA_FILE: pki.otherCa.certFile });
+    const error = await redisStartupRefusal({ ...secure.env, REDIS_TLS_CA_FILE: pki.otherCa.certFile });
     expect(error).toMatchObject({ code: 'REDIS_TLS_UNTRUSTED' });
     expect(String((error as Error).message)).toContain('REDIS_TLS_CA_FILE');
   });
@@ -108,21 +73,21 @@ describe('Redis with an ACL user and TLS', () => {
   it('refuses a plain connection to the TLS-only port, naming REDIS_URL', async () => {
     const plain = secure.env['REDIS_URL']?.replace('rediss://', 'redis://') ?? '';
     const { REDIS_TLS_CA_FILE: _ca, ...rest } = secure.env;
-    const error = await refusal({ ...rest, REDIS_URL: plain });
+    const error = await redisStartupRefusal({ ...rest, REDIS_URL: plain });
     expect(error).toMatchObject({ code: 'REDIS_PLAIN_TO_TLS' });
     expect(String((error as Error).message)).toContain('REDIS_URL');
   });
 
   it('refuses a missing client certificate where the server requires one, naming REDIS_TLS_CERT_FILE', async () => {
     const { REDIS_TLS_CERT_FILE: _cert, REDIS_TLS_KEY_FILE: _key, ...rest } = mtls.env;
-    const error = await refusal(rest);
+    const error = await redisStartupRefusal(rest);
     expect(String((error as Error).message)).toContain('REDIS_TLS_CERT_FILE');
   });
 
   it('refuses TLS to a port that does not speak it, naming REDIS_URL', async () => {
     const plain = await startRedisServer({ dir: join(dir, 'plain') });
     try {
-      const error = await refusal({
+      const error = await redisStartupRefusal({
         REDIS_URL: plain.url.replace('redis://', 'rediss://'),
         REDIS_TLS_CA_FILE: pki.ca.certFile,
       });
@@ -136,7 +101,7 @@ describe('Redis with an ACL user and TLS', () => {
   it('works with a three-master cluster that speaks TLS only and lets in the ACL user only', async () => {
     const cluster = await startSecureRedis({ dir: join(dir, 'cluster'), pki, mode: 'cluster' });
     try {
-      const app = await startWith({ ...cluster.env });
+      const app = await startRedisApp({ ...cluster.env });
       try {
         // Keys of one tag share a slot: one script may touch them all, whichever master holds them.
         const script = "redis.call('SET', KEYS[1], ARGV[1]); return redis.call('INCR', KEYS[2])";
@@ -146,7 +111,7 @@ describe('Redis with an ACL user and TLS', () => {
       } finally {
         await app.close();
       }
-      const error = await refusal({ ...cluster.env, REDIS_PASSWORD: 'wrong' });
+      const error = await redisStartupRefusal({ ...cluster.env, REDIS_PASSWORD: 'wrong' });
       expect(error).toMatchObject({ code: 'REDIS_AUTH_FAILED' });
     } finally {
       await cluster.stop();
@@ -154,9 +119,12 @@ describe('Redis with an ACL user and TLS', () => {
   });
 
   it('refuses an unreadable CA file and TLS files with a plain URL in config validation', async () => {
-    const missing = await refusal({ ...secure.env, REDIS_TLS_CA_FILE: join(dir, 'no-such-ca.pem') });
+    const missing = await redisStartupRefusal({
+      ...secure.env,
+      REDIS_TLS_CA_FILE: join(dir, 'no-such-ca.pem'),
+    });
     expect(String((missing as Error).message)).toMatch(/REDIS_TLS_CA_FILE.*cannot be read/);
-    const plainUrl = await refusal({
+    const plainUrl = await redisStartupRefusal({
       REDIS_URL: 'redis://127.0.0.1:6379/0',
       REDIS_TLS_CA_FILE: pki.ca.certFile,
     });

@@ -1,38 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NestFactory } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { startRedisSentinel, waitUntil } from '@ums/testing';
-import { PlatformModule } from '../bootstrap/platform.module';
-import { REDIS_CLIENT, type RedisClient } from './redis-client';
+import { redisStartupRefusal, startRedisApp } from './fixtures/redis-app.fixture';
 
 jest.setTimeout(90_000);
-
-async function refusal(env: Record<string, string>): Promise<unknown> {
-  try {
-    const app = await start(env);
-    await app.close();
-  } catch (error: unknown) {
-    return error;
-  }
-  throw new Error('start-up was not refused');
-}
-
-async function start(env: Record<string, string>): Promise<{ close(): Promise<void>; redis: RedisClient }> {
-  const platform = PlatformModule.forService({
-    service: 'redis-sentinel-test',
-    kafka: false,
-    mysql: false,
-    redis: true,
-    env: { HTTP_PORT: '0', LOG_LEVEL: 'silent', ...env },
-  });
-  const app = await NestFactory.createApplicationContext(
-    { module: class RedisSentinelFixture {}, imports: [platform] },
-    { logger: false, abortOnError: false },
-  );
-  return { close: () => app.close(), redis: app.get<RedisClient>(REDIS_CLIENT) };
-}
 
 /**
  * Sentinel mode (ioredis asks the sentinels for the master): a master with a replica and one
@@ -53,7 +26,7 @@ describe('Redis through Sentinel', () => {
   });
 
   it('connects to the master the sentinels name, and follows it through a failover', async () => {
-    const app = await start({ ...engine.env });
+    const app = await startRedisApp({ ...engine.env });
     try {
       await app.redis.set('sentinel:probe', 'before', 'PX', 60_000);
       expect(await app.redis.get('sentinel:probe')).toBe('before');
@@ -91,12 +64,12 @@ describe('Redis through Sentinel', () => {
   });
 
   it('refuses a master name the sentinels do not know, naming REDIS_SENTINEL_MASTER', async () => {
-    const error = await refusal({ ...engine.env, REDIS_SENTINEL_MASTER: 'no-such-master' });
+    const error = await redisStartupRefusal({ ...engine.env, REDIS_SENTINEL_MASTER: 'no-such-master' });
     expect(String((error as Error).message)).toContain('REDIS_SENTINEL_MASTER');
   });
 
   it('refuses a wrong sentinel password, naming it', async () => {
-    const error = await refusal({ ...engine.env, REDIS_SENTINEL_PASSWORD: 'wrong' });
+    const error = await redisStartupRefusal({ ...engine.env, REDIS_SENTINEL_PASSWORD: 'wrong' });
     expect(String((error as Error).message)).toMatch(/REDIS_SENTINEL/);
   });
 });

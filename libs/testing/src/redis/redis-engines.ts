@@ -111,20 +111,33 @@ async function redisCli(port: number, args: readonly string[], security?: NodeSe
   return stdout;
 }
 
-async function startNode(dir: string, cluster: boolean, security?: NodeSecurity): Promise<RedisNode> {
+interface NodeOptions {
+  readonly cluster?: boolean;
+  /** TLS and the ACL user (startSecureRedis). */
+  readonly security?: NodeSecurity;
+  /** The default user's password (requirepass), for PING while it starts. */
+  readonly password?: string;
+  readonly extraArgs?: readonly string[];
+}
+
+async function startNode(dir: string, options: NodeOptions = {}): Promise<RedisNode> {
   const port = await nodePort();
   const nodeDir = join(dir, `node-${port}`);
   mkdirSync(nodeDir, { recursive: true });
   const server = new ManagedProcess({
     name: `redis-${port}`,
     command: 'redis-server',
-    args: nodeArgs(nodeDir, port, cluster, security),
+    args: [
+      ...nodeArgs(nodeDir, port, options.cluster === true, options.security),
+      ...(options.extraArgs ?? []),
+    ],
     logFile: join(nodeDir, 'redis.log'),
   });
   server.start();
+  const auth = options.password === undefined ? [] : ['-a', options.password, '--no-auth-warning'];
   await waitUntil(
     `redis-server on ${port}`,
-    async () => (await redisCli(port, ['ping'], security).catch(() => '')).trim() === 'PONG',
+    async () => (await redisCli(port, [...auth, 'ping'], options.security).catch(() => '')).trim() === 'PONG',
     { timeoutMs: 30_000, intervalMs: 100, abortIf: server.exitedUnexpectedly },
   );
   return { port, process: server };
@@ -168,7 +181,7 @@ async function startNodes(
 ): Promise<RedisNode[]> {
   const nodes: RedisNode[] = [];
   try {
-    for (let i = 0; i < count; i++) nodes.push(await startNode(dir, cluster, security));
+    for (let i = 0; i < count; i++) nodes.push(await startNode(dir, { cluster, security }));
     if (cluster) await formCluster(nodes, security);
     return nodes;
   } catch (error: unknown) {
@@ -248,17 +261,15 @@ export async function startRedisSentinel(
   const password = randomBytes(12).toString('hex');
   const sentinelPassword = randomBytes(12).toString('hex');
   const auth = ['--requirepass', password, '--masterauth', password];
-  const master = await startPlainNode(options.dir, password, auth);
+  const master = await startNode(options.dir, { password, extraArgs: auth });
   const nodes = [master];
   try {
     if (options.replica === true)
       nodes.push(
-        await startPlainNode(options.dir, password, [
-          ...auth,
-          '--replicaof',
-          '127.0.0.1',
-          String(master.port),
-        ]),
+        await startNode(options.dir, {
+          password,
+          extraArgs: [...auth, '--replicaof', '127.0.0.1', String(master.port)],
+        }),
       );
     const sentinel = await startSentinel({
       dir: options.dir,
@@ -269,6 +280,9 @@ export async function startRedisSentinel(
     });
     nodes.push(sentinel);
     const sentinelPort = sentinel.port;
+    const replica = nodes[1];
+    if (replica !== undefined && replica !== sentinel)
+      await sentinelSeesReplica({ sentinelPort, sentinelPassword, masterName, replicaPort: replica.port });
     return {
       masterName,
       sentinelPort,
@@ -346,22 +360,31 @@ async function startSentinel(settings: SentinelSettings): Promise<RedisNode> {
   return { port: sentinelPort, process: sentinel };
 }
 
-async function startPlainNode(dir: string, password: string, extra: readonly string[]): Promise<RedisNode> {
-  const port = await nodePort();
-  const nodeDir = join(dir, `node-${port}`);
-  mkdirSync(nodeDir, { recursive: true });
-  const server = new ManagedProcess({
-    name: `redis-${port}`,
-    command: 'redis-server',
-    args: [...nodeArgs(nodeDir, port, false), ...extra],
-    logFile: join(nodeDir, 'redis.log'),
-  });
-  server.start();
-  const auth = ['-a', password, '--no-auth-warning'];
+/**
+ * Waits until the sentinel lists the replica with its link to the master up: a failover asked for
+ * earlier is refused (NOGOODSLAVE), since the sentinel learns of replicas from the master's INFO.
+ */
+async function sentinelSeesReplica(options: {
+  sentinelPort: number;
+  sentinelPassword: string;
+  masterName: string;
+  replicaPort: number;
+}): Promise<void> {
+  const args = [
+    '-a',
+    options.sentinelPassword,
+    '--no-auth-warning',
+    'sentinel',
+    'replicas',
+    options.masterName,
+  ];
   await waitUntil(
-    `redis-server on ${port}`,
-    async () => (await redisCli(port, [...auth, 'ping']).catch(() => '')).trim() === 'PONG',
-    { timeoutMs: 30_000, intervalMs: 100, abortIf: server.exitedUnexpectedly },
+    `sentinel on ${options.sentinelPort} to see the replica on ${options.replicaPort}`,
+    async () => {
+      const fields = (await redisCli(options.sentinelPort, args).catch(() => '')).split('\n');
+      const linkAt = fields.indexOf('master-link-status');
+      return fields.includes(String(options.replicaPort)) && linkAt >= 0 && fields[linkAt + 1] === 'ok';
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
   );
-  return { port, process: server };
 }
