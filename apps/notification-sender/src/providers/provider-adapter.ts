@@ -62,6 +62,12 @@ export interface SendControl {
    * sent): a request queued behind the credential's concurrency past its claim's window is not sent.
    */
   readonly startBy?: number;
+  /**
+   * Each message's slot from the rate limiter (`performance.now()`, in the order of the messages): a
+   * request starts no earlier than the slot of its last message, so reserved tokens reach the provider
+   * at the credential's rate. Missing: at once.
+   */
+  readonly slots?: readonly number[];
 }
 
 /**

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { FailureReason, type Provider } from '@ums/contracts';
 import { type ProviderFailure, type RetryableFailure, transportFailure } from '@ums/domain';
 import type { ConcurrencyLimit } from './concurrency-limit';
@@ -73,8 +74,9 @@ function notAttempted(
  * request meets congestion or a dead connection, the requests not yet started are not sent
  * (retryable NOT_ATTEMPTED), so a provider that is down costs one timeout per send, not one per
  * message; after `control.signal` aborts, none are started (retryable ABORTED), nor after
- * `control.startBy` (retryable CLAIM_WINDOW_PASSED): checked when a request gets its slot, so time
- * spent queued behind the credential's concurrency counts.
+ * `control.startBy` (retryable CLAIM_WINDOW_PASSED): checked when a request gets its place, so time
+ * spent queued behind the credential's concurrency counts. A request waits for its messages' rate
+ * slots (`control.slots`) before it queues.
  */
 export async function sendInRequests(
   messages: readonly OutgoingMessage[],
@@ -83,14 +85,14 @@ export async function sendInRequests(
   control: SendControl | undefined,
   sendRequest: (messages: readonly OutgoingMessage[]) => Promise<SendOutcome[]>,
 ): Promise<SendOutcome[]> {
-  const requests: (readonly OutgoingMessage[])[] = [];
-  for (let start = 0; start < messages.length; start += perRequest) {
-    requests.push(messages.slice(start, start + perRequest));
-  }
+  const requests = requestsOf(messages, perRequest, control?.slots);
   let stoppedBy: RetryableFailure | undefined;
   const results = await Promise.all(
-    requests.map((request) =>
-      limit.run(async (): Promise<SendOutcome[]> => {
+    requests.map(async ({ messages: request, slot }) => {
+      // Not before its slot, and holding no place in the credential's concurrency meanwhile.
+      const waitMs = slot - performance.now();
+      if (waitMs > 0) await sleep(waitMs);
+      return limit.run(async (): Promise<SendOutcome[]> => {
         if (control?.signal?.aborted === true) {
           return request.map((m) => notAttempted(m, 'ABORTED', 'not sent: the send was cancelled'));
         }
@@ -108,8 +110,28 @@ export async function sendInRequests(
         const outcomes = await sendRequest(request);
         stoppedBy ??= outcomes.find(stopsTheSend);
         return outcomes;
-      }),
-    ),
+      });
+    }),
   );
   return results.flat();
+}
+
+/**
+ * Consecutive messages of one slot, `perRequest` at most, per request: a request carrying several
+ * messages never takes one ahead of its slot.
+ */
+function requestsOf(
+  messages: readonly OutgoingMessage[],
+  perRequest: number,
+  slots: readonly number[] | undefined,
+): { messages: readonly OutgoingMessage[]; slot: number }[] {
+  const requests: { messages: OutgoingMessage[]; slot: number }[] = [];
+  messages.forEach((message, index) => {
+    const slot = slots?.[index] ?? 0;
+    const open = requests[requests.length - 1];
+    if (open !== undefined && open.slot === slot && open.messages.length < perRequest)
+      open.messages.push(message);
+    else requests.push({ messages: [message], slot });
+  });
+  return requests;
 }

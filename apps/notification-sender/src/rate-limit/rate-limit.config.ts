@@ -15,6 +15,13 @@ export class RateLimitConfig {
    * at most rate x (1 + this/1000): 25 ms keeps a credential within 2.5% of its limit.
    */
   @Expose() @ToInt() @IsInt() @Min(1) @Max(1000) RATE_LIMIT_BURST_MS = 25;
+  /**
+   * How far ahead, in milliseconds of its rate, a bucket grants tokens for a later slot (the grant says
+   * when its slot starts). Longer than a busy sender's round trip to Redis plus its timer lag, so the
+   * bucket never stands full while callers are between two calls; short, because the messages of a
+   * reserved slot are claimed while they wait for it. 0: tokens only as they accrue.
+   */
+  @Expose() @ToInt() @IsInt() @Min(0) @Max(1000) RATE_LIMIT_AHEAD_MS = 200;
   /** A campaign that asked for bulk tokens within this window counts for the fair shares of its credential. */
   @Expose() @ToInt() @IsInt() @Min(500) @Max(60_000) RATE_LIMIT_ACTIVE_WINDOW_MS = 1000;
   /** How long an unmet priority request holds bulk back (priority requesters ask again well within it). */

@@ -10,7 +10,12 @@ import { RateLimitConfig } from './rate-limit.config';
 import { RateLimitMetrics } from './rate-limit.metrics';
 import { RateLimitModule } from './rate-limit.module';
 import { RateLimitRepository } from './rate-limit.repository';
-import { type AcquireRequest, RateLimitService, type SendOutcome } from './rate-limit.service';
+import {
+  type AcquireRequest,
+  type AcquireResult,
+  RateLimitService,
+  type SendOutcome,
+} from './rate-limit.service';
 
 jest.setTimeout(60_000);
 
@@ -157,8 +162,9 @@ describe('rate limiting against Redis', () => {
       };
       const started = performance.now();
       const result = await service.take(request);
-      waits.push(performance.now() - started);
-      priorityGrants.push({ at: result.serverTimeMs, n: result.granted, caller: -1, request });
+      // Until the slot: a grant may reserve a slot behind the bulk tokens reserved ahead.
+      waits.push(performance.now() - started + (result.slotsMs[0] ?? 0));
+      priorityGrants.push(...slotGrants(result, -1, request));
       await sleep(200);
     }
     const grants = [...(await flooding), ...priorityGrants];
@@ -261,7 +267,7 @@ describe('rate limiting against Redis', () => {
         service,
         request: { ...request, want: 50 },
         loops: 2,
-        after: async (granted: number) => {
+        after: async ({ granted }: AcquireResult) => {
           const r = await service.report(request, {
             accepted: granted,
             congested: 0,
@@ -300,8 +306,9 @@ describe('rate limiting against Redis', () => {
         service,
         request,
         loops: 3,
-        after: async (granted: number) => {
-          const accepted = provider.send(granted);
+        after: async (grant: AcquireResult) => {
+          const { granted } = grant;
+          const accepted = await atSlots(grant, (n) => provider.send(n));
           sends.push({ at: performance.now() - started, accepted, congested: granted - accepted });
           await sleep(5);
           await service.report(request, {
@@ -325,10 +332,14 @@ describe('rate limiting against Redis', () => {
     const congestedShare =
       sum2(settled, 'congested') / (sum2(settled, 'accepted') + sum2(settled, 'congested'));
     report('AIMD against a 650/s provider (ceiling 1000), then 1300/s', { settled, congestedShare, doubled });
+    // A sawtooth between half the capacity (a cut halves the rate; one a little below the capacity,
+    // when timer lag on a loaded host bunched sends, gave seconds of 313-331) and the capacity: never
+    // collapsing, never far above, and three quarters of it on average (measured 0.72-0.8).
     for (const s of settled) {
-      expect(s.accepted).toBeGreaterThanOrEqual(0.5 * 650);
+      expect(s.accepted).toBeGreaterThanOrEqual(0.45 * 650);
       expect(s.accepted).toBeLessThanOrEqual(650 * 1.1);
     }
+    expect(sum2(settled, 'accepted') / settled.length).toBeGreaterThanOrEqual(0.65 * 650);
     expect(congestedShare).toBeLessThan(0.05);
     for (const s of doubled) expect(s.accepted).toBeGreaterThanOrEqual(0.8 * 1000);
   });
@@ -362,11 +373,17 @@ describe('rate limiting against Redis', () => {
         ceiling: 50,
         floor: 5,
       };
-      expect(await service.acquire(request)).toMatchObject({ granted: 1, rate: 50 });
+      // One token in the bucket (25 ms of 50/s), two reserved for slots within 200 ms.
+      const grant = await service.acquire(request);
+      expect(grant).toMatchObject({ granted: 3, rate: 50 });
+      expect(grant.slotsMs).toHaveLength(3);
+      expect(grant.slotsMs[0]).toBe(0);
+      expect(grant.slotsMs[2]).toBeGreaterThan(20);
+      expect(grant.slotsMs[2]).toBeLessThanOrEqual(200);
       const scrape = await app.get(MetricsRegistry).metrics();
       expect(scrape).toContain('ums_rate_limit_rate{credential="wired",service="notification-sender"} 50');
       expect(scrape).toContain(
-        'ums_rate_limit_tokens_granted_total{credential="wired",lane="bulk",service="notification-sender"} 1',
+        'ums_rate_limit_tokens_granted_total{credential="wired",lane="bulk",service="notification-sender"} 3',
       );
     } finally {
       await app.close();
@@ -515,6 +532,7 @@ describe('rate limiting against Redis', () => {
     };
     const refilledSince = (start: number): number => Math.floor(((performance.now() - start) * 40) / 1_000);
     let start = performance.now();
+    // The bucket and the 200 ms it reserves ahead (8 tokens).
     await slow.acquire(scarce);
     expect((await slow.acquire(scarce)).granted).toBeLessThanOrEqual(1 + refilledSince(start));
     start = performance.now();
@@ -522,9 +540,9 @@ describe('rate limiting against Redis', () => {
     const back = (await slow.acquire(scarce)).granted;
     expect(back).toBeGreaterThanOrEqual(6);
     expect(back).toBeLessThanOrEqual(7 + refilledSince(start));
-    // Never more than the bucket's depth, however much comes back.
+    // Never more than the bucket's depth and the 200 ms it reserves ahead (8), however much comes back.
     await slow.giveBack(scarce, 500);
-    expect((await slow.acquire(scarce)).granted).toBeLessThanOrEqual(10);
+    expect((await slow.acquire(scarce)).granted).toBeLessThanOrEqual(18);
 
     // For 3 s, every grant is given back half unspent and taken again (the sender's stale grants):
     // what is spent still comes to the rate, and never more.
@@ -537,7 +555,8 @@ describe('rate limiting against Redis', () => {
       total += grant.granted - stale;
     }
     expect(total).toBeGreaterThan(0.9 * 400 * 3);
-    expect(total).toBeLessThanOrEqual(400 * 3 + 20);
+    // The last grants may hold slots up to 200 ms past the 3 s (RATE_LIMIT_AHEAD_MS): 80 tokens.
+    expect(total).toBeLessThanOrEqual(400 * 3 + 20 + 80);
     await expect(service.giveBack(request, 0)).rejects.toMatchObject({ code: 'RATE_LIMIT_REQUEST_INVALID' });
   });
 
@@ -621,8 +640,8 @@ interface Caller {
   readonly service: RateLimitService;
   readonly request: AcquireRequest;
   readonly loops: number;
-  /** Runs after each grant (the send), before the loop asks again. */
-  readonly after?: (granted: number) => Promise<void>;
+  /** Runs after each grant (the sends, each at its slot), before the loop asks again. */
+  readonly after?: (grant: AcquireResult) => Promise<void>;
 }
 
 /** Callers take tokens as fast as they are granted until `durationMs` passes; every grant is kept. */
@@ -637,13 +656,8 @@ async function flood(callers: readonly Caller[], durationMs: number): Promise<Gr
         while (!signal.aborted) {
           try {
             const result = await caller.service.take(caller.request, signal);
-            grants.push({
-              at: result.serverTimeMs,
-              n: result.granted,
-              caller: index,
-              request: caller.request,
-            });
-            await caller.after?.(result.granted);
+            grants.push(...slotGrants(result, index, caller.request));
+            await caller.after?.(result);
           } catch (error: unknown) {
             if (signal.aborted) return;
             throw error;
@@ -655,7 +669,38 @@ async function flood(callers: readonly Caller[], durationMs: number): Promise<Gr
   return grants;
 }
 
-/** Most tokens granted in any window of `windowMs` (server times, whole milliseconds). */
+/** A grant's tokens as they may be spent: each slot's tokens at that slot (server clock). */
+function slotGrants(result: AcquireResult, caller: number, request: AcquireRequest): Grant[] {
+  const grants: Grant[] = [];
+  for (const slotMs of result.slotsMs) {
+    const at = result.serverTimeMs + slotMs;
+    const last = grants[grants.length - 1];
+    if (last?.at === at) grants[grants.length - 1] = { ...last, n: last.n + 1 };
+    else grants.push({ at, n: 1, caller, request });
+  }
+  return grants;
+}
+
+/** Sends a grant's tokens at their slots (grouped as the limiter groups them); resolves to what was accepted. */
+async function atSlots(grant: AcquireResult, send: (n: number) => number): Promise<number> {
+  const received = performance.now();
+  let accepted = 0;
+  let i = 0;
+  while (i < grant.slotsMs.length) {
+    const slotMs = grant.slotsMs[i] as number;
+    let n = 0;
+    while (grant.slotsMs[i] === slotMs) {
+      n++;
+      i++;
+    }
+    const waitMs = received + slotMs - performance.now();
+    if (waitMs > 0) await sleep(waitMs);
+    accepted += send(n);
+  }
+  return accepted;
+}
+
+/** Most tokens granted in any window of `windowMs` (slot times on the server's clock, whole milliseconds). */
 function maxPerWindow(grants: readonly Grant[], windowMs: number): number {
   const sorted = [...grants].sort((a, b) => a.at - b.at);
   let best = 0;

@@ -36,6 +36,10 @@ export interface BucketGrant {
   readonly activeCampaigns: number;
   /** The credential had no state in Redis: this call created it at `initialRate`. */
   readonly fresh: boolean;
+  /** When the credential's bucket is out of debt: the last granted token's slot, ms from the grant (see RATE_LIMIT_AHEAD_MS). */
+  readonly sharedStartInMs: number;
+  /** The same for the tenant's bucket (0 without a tenant cap). */
+  readonly tenantStartInMs: number;
 }
 
 /** A credential's AIMD window as one report left it, with what the compare-and-set needs. */
@@ -72,6 +76,7 @@ export class RateLimitRepository {
   private readonly prefix: string;
   private readonly args: {
     burstMs: number;
+    aheadMs: number;
     windowMs: number;
     holdMs: number;
     maxRetryMs: number;
@@ -85,6 +90,7 @@ export class RateLimitRepository {
     this.prefix = config.RATE_LIMIT_KEY_PREFIX;
     this.args = {
       burstMs: config.RATE_LIMIT_BURST_MS,
+      aheadMs: config.RATE_LIMIT_AHEAD_MS,
       windowMs: config.RATE_LIMIT_ACTIVE_WINDOW_MS,
       holdMs: config.RATE_LIMIT_PRIORITY_HOLD_MS,
       maxRetryMs: config.RATE_LIMIT_MAX_RETRY_MS,
@@ -110,17 +116,21 @@ export class RateLimitRepository {
         this.args.maxRetryMs,
         this.args.ttlMs,
         r.tenantCapPerSec,
+        this.args.aheadMs,
       ],
     );
-    const [granted, retryAfterMs, rate, serverTimeMs, activeCampaigns, fresh] = reply as [
-      number,
-      number,
-      string,
-      number,
-      number,
-      number,
-    ];
-    return { granted, retryAfterMs, rate: Number(rate), serverTimeMs, activeCampaigns, fresh: fresh === 1 };
+    const [granted, retryAfterMs, rate, serverTimeMs, activeCampaigns, fresh, sharedStart, tenantStart] =
+      reply as [number, number, string, number, number, number, string, string];
+    return {
+      granted,
+      retryAfterMs,
+      rate: Number(rate),
+      serverTimeMs,
+      activeCampaigns,
+      fresh: fresh === 1,
+      sharedStartInMs: Number(sharedStart),
+      tenantStartInMs: Number(tenantStart),
+    };
   }
 
   /** Returns unspent tokens of a grant (see GIVE_BACK_SCRIPT); resolves to the shared bucket's tokens. */

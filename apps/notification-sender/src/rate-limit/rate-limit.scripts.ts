@@ -15,10 +15,20 @@
  * KEYS: 1 credential hash, 2 active bulk campaigns (zset: campaign -> last ask), 3 campaign shares
  * (hash: t:<campaign> tokens, s:<campaign> last refill), 4 tenant bucket (hash: tok, ts).
  * ARGV: 1 lane (bulk|priority), 2 campaign id, 3 want, 4 ceiling, 5 floor, 6 initial rate, 7 burst ms,
- * 8 active window ms, 9 priority hold ms, 10 max retry ms, 11 ttl ms, 12 tenant cap per s (0: none).
- * Returns {granted, retryAfterMs, rate (string), server time ms, active bulk campaigns, fresh}: fresh
- * is 1 when the credential had no hash (new, expired, or lost with a Redis restart) and this call
+ * 8 active window ms, 9 priority hold ms, 10 max retry ms, 11 ttl ms, 12 tenant cap per s (0: none),
+ * 13 ahead ms.
+ * Returns {granted, retryAfterMs, rate (string), server time ms, active bulk campaigns, fresh, shared
+ * start ms (string), tenant start ms (string)}: fresh is 1 when the credential had no hash (new, expired, or lost with a Redis restart) and this call
  * created it at the initial rate given (ARGV 6), with a full bucket and a new AIMD window.
+ *
+ * Reservations: a bucket may go into debt by up to `ahead` ms of its rate. Tokens granted on debt are
+ * for slots in the future: the shared and the tenant start ms say when each bucket is out of debt
+ * again, which is the slot of the grant's last token; the token k places before it has its slot k
+ * tokens' time earlier (never before the grant). A caller sends each token no earlier than its slot, so
+ * what reaches the provider in any second stays within rate x (1 + burst), counted at the slots. The
+ * caller asks for its next tokens while its last ones wait for their slots, so a bucket never stands
+ * full (losing its refill) while callers are between two calls: a busy caller's round trip and timer
+ * lag cost no rate.
  *
  * Fairness: with n active bulk campaigns each has its own bucket refilled at rate/n; a bulk grant
  * takes from both. When the shared bucket is full nobody else is using it, so a campaign may borrow
@@ -40,12 +50,14 @@ local holdMs = tonumber(ARGV[9])
 local maxRetry = tonumber(ARGV[10])
 local ttl = tonumber(ARGV[11])
 local tcap = tonumber(ARGV[12])
+local aheadMs = tonumber(ARGV[13])
 
 local c = redis.call('HMGET', KEYS[1], 'rate', 'tok', 'ts', 'pd', 'pdx')
 local fresh = c[1] == false
 local rate = tonumber(c[1]) or tonumber(ARGV[6])
 rate = math.min(ceil, math.max(flo, rate))
 local burst = math.max(1, rate * burstMs / 1000)
+local ahead = rate * aheadMs / 1000
 local tok = tonumber(c[2]) or burst
 local ts = tonumber(c[3]) or now
 tok = math.min(burst, tok + rate * math.max(0, now - ts) / 1000)
@@ -58,8 +70,10 @@ end
 
 local ttok = math.huge
 local tburst = 0
+local tahead = 0
 if tcap > 0 then
   tburst = math.max(1, tcap * burstMs / 1000)
+  tahead = tcap * aheadMs / 1000
   local tv = redis.call('HMGET', KEYS[4], 'tok', 'ts')
   ttok = tonumber(tv[1]) or tburst
   ttok = math.min(tburst, ttok + tcap * math.max(0, now - (tonumber(tv[2]) or now)) / 1000)
@@ -75,30 +89,32 @@ local avail
 local active
 local ctok = nil
 local share = 0
+local cahead = 0
 if lane == 'bulk' then
   redis.call('ZADD', KEYS[2], now, cid)
   active = redis.call('ZCARD', KEYS[2])
-  avail = tok - pd
+  avail = tok + ahead - pd
   if active > 1 then
     share = rate / active
+    cahead = share * aheadMs / 1000
     local cv = redis.call('HMGET', KEYS[3], 't:' .. cid, 's:' .. cid)
     ctok = tonumber(cv[1]) or burst
     ctok = math.min(burst, ctok + share * math.max(0, now - (tonumber(cv[2]) or now)) / 1000)
     if tok < burst then
-      avail = math.min(avail, ctok)
+      avail = math.min(avail, ctok + cahead)
     end
   end
 else
   active = redis.call('ZCARD', KEYS[2])
-  avail = tok
+  avail = tok + ahead
 end
 
-local granted = math.floor(math.max(0, math.min(want, avail, ttok)))
+local granted = math.floor(math.max(0, math.min(want, avail, ttok + tahead)))
 tok = tok - granted
 
 if lane == 'bulk' then
   if ctok ~= nil then
-    ctok = math.max(math.min(ctok, 0), ctok - granted)
+    ctok = math.max(math.min(ctok, 0) - cahead, ctok - granted)
     redis.call('HSET', KEYS[3], 't:' .. cid, ctok, 's:' .. cid, now)
   end
 else
@@ -126,17 +142,19 @@ end
 
 local retry = 0
 if granted < want then
-  local need = math.min(want - granted, math.max(1, math.floor(burst / 2)))
+  -- Half of what can be reserved: grants stay large (one claim each) however busy the callers are.
+  local need = math.min(want - granted, math.max(1, math.floor((burst + ahead) / 2)))
   local reserve = 0
   if lane == 'bulk' then reserve = pd end
-  local w = (math.min(burst, need + reserve) - tok) / rate * 1000
+  local w = (math.min(burst, need + reserve - ahead) - tok) / rate * 1000
   if ctok ~= nil then
-    local wOwn = (math.min(burst, need) - ctok) / share * 1000
+    local wOwn = (math.min(burst, need - cahead) - ctok) / share * 1000
     local wFull = (burst - tok) / rate * 1000
     w = math.max(w, math.min(wOwn, wFull))
   end
   if tcap > 0 then
-    w = math.max(w, (math.min(tburst, need) - (ttok - granted)) / tcap * 1000)
+    local tneed = math.min(need, math.max(1, math.floor((tburst + tahead) / 2)))
+    w = math.max(w, (math.min(tburst, tneed - tahead) - (ttok - granted)) / tcap * 1000)
   end
   retry = math.min(maxRetry, math.max(1, math.ceil(w)))
 end
@@ -153,7 +171,10 @@ redis.call('PEXPIRE', KEYS[2], ttl)
 redis.call('PEXPIRE', KEYS[3], ttl)
 local created = 0
 if fresh then created = 1 end
-return {granted, retry, tostring(rate), math.floor(now), active, created}
+local tstartIn = 0
+if tcap > 0 then tstartIn = math.max(0, -(ttok - granted)) / tcap * 1000 end
+return {granted, retry, tostring(rate), math.floor(now), active, created,
+  tostring(math.max(0, -tok) / rate * 1000), tostring(tstartIn)}
 `;
 
 /**

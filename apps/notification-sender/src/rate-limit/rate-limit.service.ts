@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
-import { type AimdParams, type AimdStep, decideAimd, seedRate } from '@ums/domain';
+import { type AimdParams, type AimdStep, decideAimd, groupedTokenSlots, seedRate } from '@ums/domain';
 import { InvalidInputError, UnavailableError } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { RateLimitConfig } from './rate-limit.config';
@@ -30,8 +30,14 @@ export interface AcquireRequest {
 }
 
 export interface AcquireResult {
-  /** 0..want tokens; send exactly that many messages now (tokens are not to be banked). */
+  /** 0..want tokens; send exactly that many messages, each at its slot (tokens are not to be banked). */
   readonly granted: number;
+  /**
+   * The slot of each granted token, in ms from the grant, ascending: its message goes then, not
+   * before (0: now). A grant may reserve up to RATE_LIMIT_AHEAD_MS ahead. Tokens are grouped by
+   * RATE_LIMIT_BURST_MS (libs/domain groupedTokenSlots): those of one slot may go in one request.
+   */
+  readonly slotsMs: readonly number[];
   /** When fewer than wanted were granted: when asking again is worthwhile. */
   readonly retryAfterMs: number;
   /** The credential's current AIMD rate. */
@@ -127,6 +133,10 @@ export class RateLimitService {
       retryAfterMs: grant.retryAfterMs,
       rate: grant.rate,
       serverTimeMs: grant.serverTimeMs,
+      slotsMs: groupedTokenSlots(
+        { ...grant, tenantCapPerSec: request.tenantCapPerSec },
+        this.config.RATE_LIMIT_BURST_MS,
+      ),
     };
   }
 
@@ -204,13 +214,14 @@ export class RateLimitService {
           break;
         }
         // Tokens of callers that aborted meanwhile go to the next ones, or are spent unused.
-        let left = grant.granted;
-        while (left > 0 && queue.waiters.length > 0) {
+        let given = 0;
+        while (given < grant.granted && queue.waiters.length > 0) {
           const waiter = queue.waiters.shift() as TakeWaiter;
-          const granted = Math.min(waiter.request.want, left);
-          left -= granted;
+          const granted = Math.min(waiter.request.want, grant.granted - given);
+          const slotsMs = grant.slotsMs.slice(given, given + granted);
+          given += granted;
           const waitedMs = performance.now() - waiter.started;
-          waiter.settle({ ok: true, value: { ...grant, granted, waitedMs } });
+          waiter.settle({ ok: true, value: { ...grant, granted, slotsMs, waitedMs } });
         }
         if (queue.waiters.length > 0 && grant.granted < want) await sleep(grant.retryAfterMs);
       }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import {
   type BatchItemV1,
@@ -43,7 +44,7 @@ import { SendingConfig } from './sending.config';
 import { type MessageOutcomeLabel, SendingMetrics } from './sending.metrics';
 import { StatusEventsPublisher } from './status-events.publisher';
 
-/** A grant older than this when its messages are ready to go is taken again (see retake). */
+/** A grant whose first slot began longer ago than this when its messages are ready to go is taken again (see retake). */
 const GRANT_FRESH_MS = 40;
 
 /**
@@ -63,6 +64,18 @@ const WINDOW_PASSED: SendResult = {
   congestion: false,
   ambiguous: false,
 };
+
+/** Each id's slot as a `performance.now()` time: the grant's slots (ms from now), in order. */
+function slotsOf(ids: readonly string[], slotsMs: readonly number[]): Map<string, number> {
+  const at = performance.now();
+  return new Map(ids.map((id, i) => [id, at + (slotsMs[i] ?? 0)]));
+}
+
+/** Resolves at `slotAt` (a `performance.now()` time), at once when it has passed. */
+async function untilSlot(slotAt: number): Promise<void> {
+  const waitMs = slotAt - performance.now();
+  if (waitMs > 0) await sleep(waitMs);
+}
 
 /** The consumer group of campaign batches; its `.retry` group reads the send retry tiers. */
 export const SENDER_GROUP = ConsumerGroups.sender;
@@ -85,7 +98,8 @@ interface HeldClaim {
   readonly claimedAt: number;
   readonly claimed: readonly ClaimedMessage[];
   readonly credential: LoadedCredential | undefined;
-  readonly grantedAt: number | undefined;
+  /** Each message's slot (`performance.now()`, AcquireResult.slotsMs): it goes no earlier. */
+  readonly slots: ReadonlyMap<string, number> | undefined;
   readonly failAll: (() => SendResult) | undefined;
   /** The campaign's content, read before the claim (bulk batches without content of their own). */
   readonly campaign: CampaignContent | undefined;
@@ -96,6 +110,8 @@ interface PreparedSend {
   /** Results decided without the provider (content refused, credential unusable). */
   readonly results: Map<string, SendResult>;
   readonly outgoing: OutgoingMessage[];
+  /** The slot of each outgoing message, in their order (`performance.now()`). */
+  readonly slots?: readonly number[];
   /** The claimed messages still held: only these are sent and recorded. */
   readonly held: readonly ClaimedMessage[];
   /** No provider request starts after this `performance.now()` (see ClaimTiming.startWindowMs). */
@@ -206,7 +222,8 @@ export class SendBatchService implements BeforeApplicationShutdown {
         );
         const slice = ids.slice(next, next + grant.granted);
         next += slice.length;
-        const send = this.sendSlice(message, slice, credential, performance.now());
+        // Claimed now, sent at the slots: the claim's round trip overlaps the wait for them.
+        const send = this.sendSlice(message, slice, credential, slotsOf(slice, grant.slotsMs));
         // Handled now, reported below by allSettled: a slice that fails while the loop waits for the
         // next grant must not be an unhandled rejection (a lost MySQL connection once ended the process).
         send.catch(() => undefined);
@@ -226,12 +243,12 @@ export class SendBatchService implements BeforeApplicationShutdown {
     message: ConsumedMessage<MessageBatchV1>,
     ids: readonly string[],
     credential: LoadedCredential | undefined,
-    grantedAt?: number,
+    slots?: ReadonlyMap<string, number>,
     failAll?: () => SendResult,
   ): Promise<void> {
     const release = await this.claimBudget.acquire(ids.length);
     try {
-      await this.claimAndSend(message, ids, credential, release, grantedAt, failAll);
+      await this.claimAndSend(message, ids, credential, release, slots, failAll);
     } finally {
       release();
     }
@@ -248,7 +265,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
     ids: readonly string[],
     credential: LoadedCredential | undefined,
     releaseClaims: () => void,
-    grantedAt: number | undefined,
+    slots: ReadonlyMap<string, number> | undefined,
     failAll?: () => SendResult,
   ): Promise<void> {
     const batch = message.value;
@@ -268,7 +285,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
       claimedAt,
       claimed: claim.claimed,
       credential,
-      grantedAt,
+      slots,
       failAll,
       campaign,
     };
@@ -287,6 +304,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
       // still queued past the claim's window are not sent (CLAIM_WINDOW_PASSED, back to PENDING).
       const outcomes = await this.providers.send(credential.id, prepared.outgoing, {
         startBy: prepared.startBy,
+        slots: prepared.slots,
       });
       const sent: SendResult[] = [];
       for (const { messageId, ...result } of outcomes) {
@@ -307,6 +325,53 @@ export class SendBatchService implements BeforeApplicationShutdown {
    * token go, and the claim's window restarts from the refresh.
    */
   private async prepare(held: HeldClaim): Promise<PreparedSend> {
+    const { results, outgoing } = await this.renderClaimed(held);
+    const startBy = held.claimedAt + this.timing.startWindowMs;
+    if (outgoing.length === 0 || held.credential === undefined) {
+      return { results, outgoing: [], held: held.claimed, startBy };
+    }
+    const slots = await this.slotsFor(held, outgoing, startBy);
+    if (slots === undefined) {
+      // No tokens within the claim's window: none goes, all wait on a retry tier (attempt given back).
+      for (const o of outgoing) results.set(o.messageId, WINDOW_PASSED);
+      return { results, outgoing: [], held: held.claimed, startBy };
+    }
+    const checkedAt = performance.now();
+    if (checkedAt - held.claimedAt <= CLAIM_RECHECK_MS) {
+      // Taken a moment ago: the claim is its own check (a refresh would delay the granted sends).
+      return { results, outgoing, slots, held: held.claimed, startBy };
+    }
+    const batch = held.message.value;
+    const stillHeld = new Set(
+      await this.claims.refresh(
+        held.token,
+        held.claimed.map((c) => c.id),
+      ),
+    );
+    const lost = held.claimed.length - stillHeld.size;
+    if (lost > 0) {
+      // Expired by a sweep before the refresh (this process stalled past SENDER_CLAIM_TIMEOUT_MS):
+      // they are UNKNOWN now and not ours to send.
+      this.metrics.claimsLost.inc(lost);
+      this.logger.warn(
+        { lost, batchId: batch.batchId },
+        'Claims expired before their provider call: not sent',
+      );
+    }
+    const kept = outgoing.map((o) => stillHeld.has(o.messageId));
+    return {
+      results,
+      outgoing: outgoing.filter((_, i) => kept[i] === true),
+      slots: slots.filter((_, i) => kept[i] === true),
+      held: held.claimed.filter((c) => stillHeld.has(c.id)),
+      startBy: checkedAt + this.timing.startWindowMs,
+    };
+  }
+
+  /** The claimed messages rendered: those to send, and the results of those that cannot go. */
+  private async renderClaimed(
+    held: HeldClaim,
+  ): Promise<{ results: Map<string, SendResult>; outgoing: OutgoingMessage[] }> {
     const batch = held.message.value;
     const results = new Map<string, SendResult>();
     const outgoing: OutgoingMessage[] = [];
@@ -326,46 +391,26 @@ export class SendBatchService implements BeforeApplicationShutdown {
           content: rendered.content,
         });
     }
-    const startWindowMs = this.timing.startWindowMs;
-    if (outgoing.length === 0 || held.credential === undefined) {
-      return { results, outgoing: [], held: held.claimed, startBy: held.claimedAt + startWindowMs };
-    }
-    const stale = held.grantedAt !== undefined && performance.now() - held.grantedAt > GRANT_FRESH_MS;
-    if (
-      stale &&
-      !(await this.retake(batch, held.credential, outgoing.length, held.claimedAt + startWindowMs))
-    ) {
-      // No tokens within the claim's window: none goes, all wait on a retry tier (attempt given back).
-      for (const o of outgoing) results.set(o.messageId, WINDOW_PASSED);
-      return { results, outgoing: [], held: held.claimed, startBy: held.claimedAt + startWindowMs };
-    }
-    const checkedAt = performance.now();
-    if (checkedAt - held.claimedAt <= CLAIM_RECHECK_MS) {
-      // Taken a moment ago: the claim is its own check (a refresh would delay the granted sends).
-      return { results, outgoing, held: held.claimed, startBy: held.claimedAt + startWindowMs };
-    }
-    const stillHeld = new Set(
-      await this.claims.refresh(
-        held.token,
-        held.claimed.map((c) => c.id),
-      ),
-    );
-    const lost = held.claimed.length - stillHeld.size;
-    if (lost > 0) {
-      // Expired by a sweep before the refresh (this process stalled past SENDER_CLAIM_TIMEOUT_MS):
-      // they are UNKNOWN now and not ours to send.
-      this.metrics.claimsLost.inc(lost);
-      this.logger.warn(
-        { lost, batchId: batch.batchId },
-        'Claims expired before their provider call: not sent',
-      );
-    }
-    return {
-      results,
-      outgoing: outgoing.filter((o) => stillHeld.has(o.messageId)),
-      held: held.claimed.filter((c) => stillHeld.has(c.id)),
-      startBy: checkedAt + startWindowMs,
-    };
+    return { results, outgoing };
+  }
+
+  /**
+   * The slots of the outgoing messages, in their order: their grant's, once the first has come; or,
+   * when the grant went stale (its first slot passed more than GRANT_FRESH_MS before the messages were
+   * ready), a new grant's. Undefined when the new tokens did not come by `deadline`.
+   */
+  private async slotsFor(
+    held: HeldClaim,
+    outgoing: readonly OutgoingMessage[],
+    deadline: number,
+  ): Promise<number[] | undefined> {
+    const { slots, credential } = held;
+    if (slots === undefined || credential === undefined) return [];
+    const granted = outgoing.map((o) => slots.get(o.messageId) ?? performance.now());
+    const first = Math.min(...granted);
+    await untilSlot(first);
+    if (performance.now() - first <= GRANT_FRESH_MS) return granted;
+    return this.retake(held.message.value, credential, outgoing.length, deadline);
   }
 
   /** Gives a claim back to PENDING after `cause` stopped it before its provider call. */
@@ -403,17 +448,18 @@ export class SendBatchService implements BeforeApplicationShutdown {
    * is given back and taken again, so that sends delayed together do not reach the provider bunched
    * in one second. Giving back keeps the credential's rate whole: dropping stale grants cost half of
    * it when claims were slow (measured: 94% of grants went stale with the database under load).
-   * At shutdown the claimed messages go as they are. Resolves false when the tokens did not come by
-   * `deadline` (the claim's window): what came is given back, and the messages must not go now.
+   * At shutdown the claimed messages go as they are. Resolves to the new slots, or undefined when the
+   * tokens did not come by `deadline` (the claim's window): what came is given back, and the messages
+   * must not go now.
    */
   private async retake(
     batch: MessageBatchV1,
     credential: LoadedCredential,
     count: number,
     deadline: number,
-  ): Promise<boolean> {
+  ): Promise<number[] | undefined> {
     this.metrics.grantsRetaken.inc(count);
-    // Past the claim's window the messages could not start in time: false, and they are not sent.
+    // Past the claim's window the messages could not start in time: undefined, and they are not sent.
     const signal = AbortSignal.any([
       this.shutdown.signal,
       AbortSignal.timeout(Math.max(0, Math.floor(deadline - performance.now()))),
@@ -424,14 +470,20 @@ export class SendBatchService implements BeforeApplicationShutdown {
         // Not giving back costs only tokens (as dropping the grant did); the messages still go.
         this.logger.warn({ err: error, credentialId: credential.id }, 'Stale tokens could not be given back');
       });
-    let got = 0;
-    while (got < count) {
+    const slots: number[] = [];
+    while (slots.length < count) {
       try {
-        const grant = await this.rateLimit.take(this.tokenRequest(batch, credential, count - got), signal);
-        got += grant.granted;
+        const grant = await this.rateLimit.take(
+          this.tokenRequest(batch, credential, count - slots.length),
+          signal,
+        );
+        const at = performance.now();
+        for (const slotMs of grant.slotsMs) slots.push(at + slotMs);
       } catch (error: unknown) {
-        if (this.shutdown.signal.aborted) return true;
+        if (this.shutdown.signal.aborted)
+          return [...slots, ...new Array<number>(count - slots.length).fill(0)];
         if (!signal.aborted) throw error;
+        const got = slots.length;
         if (got > 0) {
           await this.rateLimit
             .giveBack(this.tokenRequest(batch, credential, got), got)
@@ -442,10 +494,10 @@ export class SendBatchService implements BeforeApplicationShutdown {
               );
             });
         }
-        return false;
+        return undefined;
       }
     }
-    return true;
+    return slots;
   }
 
   private tokenRequest(batch: MessageBatchV1, credential: LoadedCredential, want: number): AcquireRequest {

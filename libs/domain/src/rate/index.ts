@@ -1,2 +1,3 @@
 export * from './aimd-rate';
 export * from './congestion-signal';
+export * from './token-slots';
