@@ -77,26 +77,30 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
         );
       }
     }
-    for (const h of handlers) {
-      const consumer = new TopicConsumer({
-        registration: h.options,
-        handler: h.handler,
-        kafka: this.kafka,
-        producer: this.producer,
-        metrics: this.metrics,
-        logger: this.logger,
-        names: this.names,
-        sessionTimeoutMs: this.config.KAFKA_SESSION_TIMEOUT_MS,
-        fetchMaxBytes: this.config.KAFKA_FETCH_MAX_BYTES,
-        describeFailure: (error) => kafkaFailureText(error, this.config),
-      });
-      this.consumers.push(consumer);
-      await consumer.start();
-      this.logger.info(
-        { handler: h.name, groupId: h.options.groupId, topics: consumer.topicNames },
-        'Consumer started',
-      );
-    }
+    // All at once: a group's first join waits out the session of a member that was killed (a restart),
+    // and one group after the other a restarted sender took 55 s to be ready on a loaded host.
+    await Promise.all(
+      handlers.map(async (h) => {
+        const consumer = new TopicConsumer({
+          registration: h.options,
+          handler: h.handler,
+          kafka: this.kafka,
+          producer: this.producer,
+          metrics: this.metrics,
+          logger: this.logger,
+          names: this.names,
+          sessionTimeoutMs: this.config.KAFKA_SESSION_TIMEOUT_MS,
+          fetchMaxBytes: this.config.KAFKA_FETCH_MAX_BYTES,
+          describeFailure: (error) => kafkaFailureText(error, this.config),
+        });
+        this.consumers.push(consumer);
+        await consumer.start();
+        this.logger.info(
+          { handler: h.name, groupId: h.options.groupId, topics: consumer.topicNames },
+          'Consumer started',
+        );
+      }),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {

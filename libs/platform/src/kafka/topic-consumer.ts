@@ -155,18 +155,24 @@ export class TopicConsumer<V extends object> {
 
   async start(): Promise<void> {
     const { names } = this.options;
-    await this.startFlow(
-      names.group(this.registration.groupId),
-      [names.topic(this.registration.topic.name)],
-      false,
-    );
+    const flows = [
+      this.startFlow(
+        names.group(this.registration.groupId),
+        [names.topic(this.registration.topic.name)],
+        false,
+      ),
+    ];
     if (this.tiers.length > 0 && this.registration.consumeRetryTiers !== false) {
-      await this.startFlow(
-        names.group(retryGroupOf(this.registration.groupId)),
-        this.tiers.map((t) => names.topic(t.name)),
-        true,
+      flows.push(
+        this.startFlow(
+          names.group(retryGroupOf(this.registration.groupId)),
+          this.tiers.map((t) => names.topic(t.name)),
+          true,
+        ),
       );
     }
+    // Both groups join at once (each may wait out a killed predecessor's session).
+    await Promise.all(flows);
   }
 
   /** Stops taking new chunks, lets in-flight ones finish and commit, then leaves the group. */

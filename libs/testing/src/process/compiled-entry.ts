@@ -30,9 +30,17 @@ export function serviceNodeFlags(tsPath: string): string[] {
 }
 
 /**
+ * Node's compile cache for local runs (not the images, whose file systems are read-only): tests start
+ * and kill service processes hundreds of times, and with the cache loading a service's modules took
+ * 1.4-1.6 s of CPU instead of 2.2-2.3 s on a loaded two-core host.
+ */
+const COMPILE_CACHE_DIR = ['tmp', 'node-compile-cache'];
+
+/**
  * The node command line for a TypeScript entry point, run from its SWC build in dist/ (what
  * production images run), with the images' Node flags, then `nodeArgs` (which win over them), and the
- * images' environment to add to the process's. The Jest global setup builds dist/ before integration tests.
+ * images' environment (plus the local compile cache) to add to the process's. The Jest global setup
+ * builds dist/ before integration tests.
  */
 export function compiledEntry(
   tsPath: string,
@@ -50,6 +58,6 @@ export function compiledEntry(
       join(root, 'dist', 'tools', 'runtime', 'register-aliases.js'),
       js,
     ],
-    env: SERVICE_ENV,
+    env: { ...SERVICE_ENV, NODE_COMPILE_CACHE: join(root, ...COMPILE_CACHE_DIR) },
   };
 }
