@@ -68,6 +68,12 @@ export interface SendControl {
    * at the credential's rate. Missing: at once.
    */
   readonly slots?: readonly number[];
+  /**
+   * A request that cannot start within this many ms after its slot (timer lag, the credential's
+   * concurrency) is not sent (retryable SLOT_MISSED, never sent): late, it would reach the provider
+   * bunched with requests on time.
+   */
+  readonly lateAfterMs?: number;
 }
 
 /**

@@ -137,4 +137,39 @@ describe('sendInRequests', () => {
         .every((o) => o.kind === 'retryable' && o.code === 'CLAIM_WINDOW_PASSED' && !o.ambiguous),
     ).toBe(true);
   });
+
+  it('waits for each slot, keeps a request to one slot, and starts none long after its slot', async () => {
+    const now = performance.now();
+    const started: { ids: string[]; at: number }[] = [];
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Messages 1-2 share a slot (one request), 3-4 have their own; the only concurrency place is
+    // held by the first request until after message 4's slot has passed by more than 40 ms.
+    const slots = [now + 20, now + 20, now + 60, now + 80, now + 85];
+    const pending = sendInRequests(
+      messages.slice(0, 5),
+      3,
+      new ConcurrencyLimit(1),
+      { slots, lateAfterMs: 40 },
+      async (chunk) => {
+        started.push({ ids: chunk.map((m) => m.messageId), at: performance.now() - now });
+        if (chunk[0]?.messageId === '1') await held;
+        return chunk.map(accepted);
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    const outcomes = await pending;
+    expect(started[0]?.ids).toEqual(['1', '2']);
+    expect(started[0]?.at).toBeGreaterThanOrEqual(19);
+    // Past 40 ms after their slots while they waited for the place: not sent, safe to send again.
+    expect(started).toHaveLength(1);
+    expect(outcomes.map((o) => (o.kind === 'retryable' ? o.code : o.kind))).toEqual([
+      'accepted',
+      'accepted',
+      'SLOT_MISSED',
+      'SLOT_MISSED',
+      'SLOT_MISSED',
+    ]);
+  });
 });

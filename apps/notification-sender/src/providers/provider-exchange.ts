@@ -76,7 +76,8 @@ function notAttempted(
  * message; after `control.signal` aborts, none are started (retryable ABORTED), nor after
  * `control.startBy` (retryable CLAIM_WINDOW_PASSED): checked when a request gets its place, so time
  * spent queued behind the credential's concurrency counts. A request waits for its messages' rate
- * slots (`control.slots`) before it queues.
+ * slots (`control.slots`) before it queues, and does not start past `control.lateAfterMs` after
+ * them (retryable SLOT_MISSED).
  */
 export async function sendInRequests(
   messages: readonly OutgoingMessage[],
@@ -90,7 +91,7 @@ export async function sendInRequests(
   const results = await Promise.all(
     requests.map(async ({ messages: request, slot }) => {
       // Not before its slot, and holding no place in the credential's concurrency meanwhile.
-      const waitMs = slot - performance.now();
+      const waitMs = (slot ?? 0) - performance.now();
       if (waitMs > 0) await sleep(waitMs);
       return limit.run(async (): Promise<SendOutcome[]> => {
         if (control?.signal?.aborted === true) {
@@ -99,6 +100,11 @@ export async function sendInRequests(
         if (control?.startBy !== undefined && performance.now() > control.startBy) {
           return request.map((m) =>
             notAttempted(m, 'CLAIM_WINDOW_PASSED', 'not sent: queued past its claim window'),
+          );
+        }
+        if (slot !== undefined && late(control, slot)) {
+          return request.map((m) =>
+            notAttempted(m, 'SLOT_MISSED', 'not sent: could not start soon enough after its rate-limit slot'),
           );
         }
         if (stoppedBy !== undefined) {
@@ -124,14 +130,19 @@ function requestsOf(
   messages: readonly OutgoingMessage[],
   perRequest: number,
   slots: readonly number[] | undefined,
-): { messages: readonly OutgoingMessage[]; slot: number }[] {
-  const requests: { messages: OutgoingMessage[]; slot: number }[] = [];
+): { messages: readonly OutgoingMessage[]; slot: number | undefined }[] {
+  const requests: { messages: OutgoingMessage[]; slot: number | undefined }[] = [];
   messages.forEach((message, index) => {
-    const slot = slots?.[index] ?? 0;
+    const slot = slots?.[index];
     const open = requests[requests.length - 1];
     if (open !== undefined && open.slot === slot && open.messages.length < perRequest)
       open.messages.push(message);
     else requests.push({ messages: [message], slot });
   });
   return requests;
+}
+
+/** Whether a request starting now would be later than `control.lateAfterMs` after its slot. */
+function late(control: SendControl | undefined, slot: number): boolean {
+  return control?.lateAfterMs !== undefined && performance.now() - slot > control.lateAfterMs;
 }

@@ -683,17 +683,16 @@ function slotGrants(result: AcquireResult, caller: number, request: AcquireReque
 
 /** Sends a grant's tokens at their slots (grouped as the limiter groups them); resolves to what was accepted. */
 async function atSlots(grant: AcquireResult, send: (n: number) => number): Promise<number> {
-  const received = performance.now();
   let accepted = 0;
   let i = 0;
-  while (i < grant.slotsMs.length) {
-    const slotMs = grant.slotsMs[i] as number;
+  while (i < grant.slotsAt.length) {
+    const slotAt = grant.slotsAt[i] as number;
     let n = 0;
-    while (grant.slotsMs[i] === slotMs) {
+    while (grant.slotsAt[i] === slotAt) {
       n++;
       i++;
     }
-    const waitMs = received + slotMs - performance.now();
+    const waitMs = slotAt - performance.now();
     if (waitMs > 0) await sleep(waitMs);
     accepted += send(n);
   }

@@ -38,6 +38,12 @@ export interface AcquireResult {
    * RATE_LIMIT_BURST_MS (libs/domain groupedTokenSlots): those of one slot may go in one request.
    */
   readonly slotsMs: readonly number[];
+  /**
+   * The same slots on this process's clock (`performance.now()`), counted from when Redis decided,
+   * not from when the answer arrived: a replica whose answer came late does not send late, bunched
+   * with the sends of replicas on time.
+   */
+  readonly slotsAt: readonly number[];
   /** When fewer than wanted were granted: when asking again is worthwhile. */
   readonly retryAfterMs: number;
   /** The credential's current AIMD rate. */
@@ -89,6 +95,8 @@ export class RateLimitService {
    * (Redis restarted empty), not expired: it is created again at the floor (seedRate).
    */
   private readonly stateSeenAt = new Map<string, number>();
+  /** Redis server time to this process's clock (see ServerClock). */
+  private readonly serverClock = new ServerClock();
   private readonly stateLostWithinMs: number;
 
   constructor(
@@ -123,6 +131,11 @@ export class RateLimitService {
       initialRate: seedRate(bounds, this.config.RATE_LIMIT_AIMD_START, stateLost),
       tenantCapPerSec: request.tenantCapPerSec ?? 0,
     });
+    const decidedAt = this.serverClock.toLocal(grant.serverTimeMs);
+    const slotsMs = groupedTokenSlots(
+      { ...grant, tenantCapPerSec: request.tenantCapPerSec },
+      this.config.RATE_LIMIT_BURST_MS,
+    );
     this.noteStateSeen(request.credentialId, grant.fresh && stateLost, grant.rate);
     this.metrics.rate.set({ credential: request.credentialId }, grant.rate);
     if (grant.granted > 0) {
@@ -133,10 +146,8 @@ export class RateLimitService {
       retryAfterMs: grant.retryAfterMs,
       rate: grant.rate,
       serverTimeMs: grant.serverTimeMs,
-      slotsMs: groupedTokenSlots(
-        { ...grant, tenantCapPerSec: request.tenantCapPerSec },
-        this.config.RATE_LIMIT_BURST_MS,
-      ),
+      slotsMs,
+      slotsAt: slotsMs.map((slotMs) => decidedAt + slotMs),
     };
   }
 
@@ -219,9 +230,10 @@ export class RateLimitService {
           const waiter = queue.waiters.shift() as TakeWaiter;
           const granted = Math.min(waiter.request.want, grant.granted - given);
           const slotsMs = grant.slotsMs.slice(given, given + granted);
+          const slotsAt = grant.slotsAt.slice(given, given + granted);
           given += granted;
           const waitedMs = performance.now() - waiter.started;
-          waiter.settle({ ok: true, value: { ...grant, granted, slotsMs, waitedMs } });
+          waiter.settle({ ok: true, value: { ...grant, granted, slotsMs, slotsAt, waitedMs } });
         }
         if (queue.waiters.length > 0 && grant.granted < want) await sleep(grant.retryAfterMs);
       }
@@ -340,3 +352,25 @@ function aborted(cause: unknown): UnavailableError {
     cause,
   });
 }
+
+/**
+ * Maps Redis server time (TIME, whole ms) to this process's `performance.now()`. Each answer bounds
+ * the difference from above (it arrives after Redis decided); the smallest of the recent ones is the
+ * closest, and only recent ones count, so a clock that steps or drifts is followed within a few calls.
+ */
+class ServerClock {
+  private readonly samples: number[] = [];
+  private next = 0;
+
+  toLocal(serverTimeMs: number): number {
+    const now = performance.now();
+    const sample = now - serverTimeMs;
+    if (this.samples.length < CLOCK_SAMPLES) this.samples.push(sample);
+    else this.samples[this.next] = sample;
+    this.next = (this.next + 1) % CLOCK_SAMPLES;
+    // Whole ms from Redis: the decision may have been up to 1 ms after serverTimeMs.
+    return Math.min(now, serverTimeMs + Math.min(...this.samples));
+  }
+}
+
+const CLOCK_SAMPLES = 32;

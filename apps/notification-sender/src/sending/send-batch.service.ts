@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import {
   type BatchItemV1,
@@ -27,7 +26,7 @@ import {
 } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { CredentialLoader } from '../providers/credential-loader.service';
-import type { LoadedCredential, OutgoingMessage } from '../providers/provider-adapter';
+import type { LoadedCredential, OutgoingMessage, SendOutcome } from '../providers/provider-adapter';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import { ProvidersConfig } from '../providers/providers.config';
 import { type AcquireRequest, type RateCredential, RateLimitService } from '../rate-limit/rate-limit.service';
@@ -44,7 +43,7 @@ import { SendingConfig } from './sending.config';
 import { type MessageOutcomeLabel, SendingMetrics } from './sending.metrics';
 import { StatusEventsPublisher } from './status-events.publisher';
 
-/** A grant whose first slot began longer ago than this when its messages are ready to go is taken again (see retake). */
+/** A request that cannot start within this long after its slot takes new tokens instead (see sendAtSlots). */
 const GRANT_FRESH_MS = 40;
 
 /**
@@ -65,16 +64,14 @@ const WINDOW_PASSED: SendResult = {
   ambiguous: false,
 };
 
-/** Each id's slot as a `performance.now()` time: the grant's slots (ms from now), in order. */
-function slotsOf(ids: readonly string[], slotsMs: readonly number[]): Map<string, number> {
-  const at = performance.now();
-  return new Map(ids.map((id, i) => [id, at + (slotsMs[i] ?? 0)]));
+/** Each id's slot (`performance.now()`): the grant's, in order. */
+function slotsOf(ids: readonly string[], slotsAt: readonly number[]): Map<string, number> {
+  return new Map(ids.map((id, i) => [id, slotsAt[i] ?? performance.now()]));
 }
 
-/** Resolves at `slotAt` (a `performance.now()` time), at once when it has passed. */
-async function untilSlot(slotAt: number): Promise<void> {
-  const waitMs = slotAt - performance.now();
-  if (waitMs > 0) await sleep(waitMs);
+/** A message the provider layer did not send because its request could not start soon after its slot. */
+function isSlotMissed(outcome: SendOutcome): boolean {
+  return outcome.kind === 'retryable' && outcome.code === 'SLOT_MISSED';
 }
 
 /** The consumer group of campaign batches; its `.retry` group reads the send retry tiers. */
@@ -98,7 +95,7 @@ interface HeldClaim {
   readonly claimedAt: number;
   readonly claimed: readonly ClaimedMessage[];
   readonly credential: LoadedCredential | undefined;
-  /** Each message's slot (`performance.now()`, AcquireResult.slotsMs): it goes no earlier. */
+  /** Each message's slot (`performance.now()`, AcquireResult.slotsAt): it goes no earlier. */
   readonly slots: ReadonlyMap<string, number> | undefined;
   readonly failAll: (() => SendResult) | undefined;
   /** The campaign's content, read before the claim (bulk batches without content of their own). */
@@ -223,7 +220,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
         const slice = ids.slice(next, next + grant.granted);
         next += slice.length;
         // Claimed now, sent at the slots: the claim's round trip overlaps the wait for them.
-        const send = this.sendSlice(message, slice, credential, slotsOf(slice, grant.slotsMs));
+        const send = this.sendSlice(message, slice, credential, slotsOf(slice, grant.slotsAt));
         // Handled now, reported below by allSettled: a slice that fails while the loop waits for the
         // next grant must not be an unhandled rejection (a lost MySQL connection once ended the process).
         send.catch(() => undefined);
@@ -302,10 +299,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
     if (prepared.outgoing.length > 0 && credential !== undefined) {
       // Provider requests are not aborted at shutdown: an answer recorded beats an UNKNOWN. Those
       // still queued past the claim's window are not sent (CLAIM_WINDOW_PASSED, back to PENDING).
-      const outcomes = await this.providers.send(credential.id, prepared.outgoing, {
-        startBy: prepared.startBy,
-        slots: prepared.slots,
-      });
+      const outcomes = await this.sendAtSlots(batch, credential, prepared);
       const sent: SendResult[] = [];
       for (const { messageId, ...result } of outcomes) {
         results.set(messageId, result);
@@ -320,9 +314,48 @@ export class SendBatchService implements BeforeApplicationShutdown {
   }
 
   /**
-   * Renders the claimed messages, retakes a stale grant, then, if the claim is older than
-   * CLAIM_RECHECK_MS, refreshes it right before the provider call: only rows still SENDING under the
-   * token go, and the claim's window restarts from the refresh.
+   * Sends the prepared messages at their slots. Those whose request could not start within
+   * GRANT_FRESH_MS of its slot (timer lag on a busy host, the credential's concurrency) take new
+   * tokens and go again, so that a late request never reaches the provider bunched with requests on
+   * time; if the tokens do not come within the claim's window, or Redis fails, they are not sent
+   * (retryable, back to PENDING on a retry tier). One outcome per message.
+   */
+  private async sendAtSlots(
+    batch: MessageBatchV1,
+    credential: LoadedCredential,
+    prepared: PreparedSend,
+  ): Promise<SendOutcome[]> {
+    const done: SendOutcome[] = [];
+    let pending = prepared.outgoing;
+    let slots: readonly number[] | undefined = prepared.slots;
+    while (pending.length > 0) {
+      const outcomes = await this.providers.send(credential.id, pending, {
+        startBy: prepared.startBy,
+        slots,
+        lateAfterMs: GRANT_FRESH_MS,
+      });
+      const missed = new Set(outcomes.filter(isSlotMissed).map((o) => o.messageId));
+      done.push(...outcomes.filter((o) => !missed.has(o.messageId)));
+      pending = pending.filter((o) => missed.has(o.messageId));
+      if (pending.length === 0) break;
+      slots = await this.retake(batch, credential, pending.length, prepared.startBy).catch(
+        (error: unknown) => {
+          this.logger.warn({ err: error, credentialId: credential.id }, 'Late sends could not retake tokens');
+          return undefined;
+        },
+      );
+      if (slots === undefined) {
+        done.push(...pending.map((o) => ({ messageId: o.messageId, ...WINDOW_PASSED })));
+        break;
+      }
+    }
+    return done;
+  }
+
+  /**
+   * Renders the claimed messages, then, if the claim is older than CLAIM_RECHECK_MS, refreshes it
+   * right before the provider call: only rows still SENDING under the token go, and the claim's
+   * window restarts from the refresh.
    */
   private async prepare(held: HeldClaim): Promise<PreparedSend> {
     const { results, outgoing } = await this.renderClaimed(held);
@@ -330,12 +363,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
     if (outgoing.length === 0 || held.credential === undefined) {
       return { results, outgoing: [], held: held.claimed, startBy };
     }
-    const slots = await this.slotsFor(held, outgoing, startBy);
-    if (slots === undefined) {
-      // No tokens within the claim's window: none goes, all wait on a retry tier (attempt given back).
-      for (const o of outgoing) results.set(o.messageId, WINDOW_PASSED);
-      return { results, outgoing: [], held: held.claimed, startBy };
-    }
+    const slots = outgoing.map((o) => held.slots?.get(o.messageId) ?? performance.now());
     const checkedAt = performance.now();
     if (checkedAt - held.claimedAt <= CLAIM_RECHECK_MS) {
       // Taken a moment ago: the claim is its own check (a refresh would delay the granted sends).
@@ -394,25 +422,6 @@ export class SendBatchService implements BeforeApplicationShutdown {
     return { results, outgoing };
   }
 
-  /**
-   * The slots of the outgoing messages, in their order: their grant's, once the first has come; or,
-   * when the grant went stale (its first slot passed more than GRANT_FRESH_MS before the messages were
-   * ready), a new grant's. Undefined when the new tokens did not come by `deadline`.
-   */
-  private async slotsFor(
-    held: HeldClaim,
-    outgoing: readonly OutgoingMessage[],
-    deadline: number,
-  ): Promise<number[] | undefined> {
-    const { slots, credential } = held;
-    if (slots === undefined || credential === undefined) return [];
-    const granted = outgoing.map((o) => slots.get(o.messageId) ?? performance.now());
-    const first = Math.min(...granted);
-    await untilSlot(first);
-    if (performance.now() - first <= GRANT_FRESH_MS) return granted;
-    return this.retake(held.message.value, credential, outgoing.length, deadline);
-  }
-
   /** Gives a claim back to PENDING after `cause` stopped it before its provider call. */
   private async giveBack(held: HeldClaim, cause: unknown): Promise<void> {
     try {
@@ -444,8 +453,8 @@ export class SendBatchService implements BeforeApplicationShutdown {
   }
 
   /**
-   * A grant that aged past GRANT_FRESH_MS before its messages could go (slow claim, busy event loop)
-   * is given back and taken again, so that sends delayed together do not reach the provider bunched
+   * Tokens whose requests could not start within GRANT_FRESH_MS of their slots (slow claim, busy event
+   * loop) are given back and taken again, so that sends delayed together do not reach the provider bunched
    * in one second. Giving back keeps the credential's rate whole: dropping stale grants cost half of
    * it when claims were slow (measured: 94% of grants went stale with the database under load).
    * At shutdown the claimed messages go as they are. Resolves to the new slots, or undefined when the
@@ -477,8 +486,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
           this.tokenRequest(batch, credential, count - slots.length),
           signal,
         );
-        const at = performance.now();
-        for (const slotMs of grant.slotsMs) slots.push(at + slotMs);
+        slots.push(...grant.slotsAt);
       } catch (error: unknown) {
         if (this.shutdown.signal.aborted)
           return [...slots, ...new Array<number>(count - slots.length).fill(0)];

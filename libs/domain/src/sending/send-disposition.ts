@@ -7,13 +7,15 @@ export type SendResult =
 
 /**
  * Codes the adapters give to messages they never put on the wire (an earlier request of the same
- * send met congestion or a dead connection, the send was cancelled, or the request waited past its
- * claim's window): safe to send again, and not an attempt.
+ * send met congestion or a dead connection, the send was cancelled, the request waited past its
+ * claim's window, or it could not start soon enough after its rate-limit slot): safe to send again,
+ * and not an attempt.
  */
 export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
   'NOT_ATTEMPTED',
   'ABORTED',
   'CLAIM_WINDOW_PASSED',
+  'SLOT_MISSED',
 ]);
 
 export interface DispositionContext {
