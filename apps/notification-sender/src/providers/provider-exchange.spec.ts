@@ -172,4 +172,37 @@ describe('sendInRequests', () => {
       'SLOT_MISSED',
     ]);
   });
+
+  it('stops only the requests of the slot that met trouble; a later slot is a send of its own', async () => {
+    const now = performance.now();
+    const slots = [now, now, now + 30, now + 30];
+    const outcomes = await sendInRequests(
+      messages.slice(0, 4),
+      1,
+      new ConcurrencyLimit(1),
+      { slots, lateAfterMs: 10_000 },
+      async ([m]) => {
+        const id = (m as OutgoingMessage).messageId;
+        if (id === '1' || id === '3') {
+          return [
+            {
+              messageId: id,
+              kind: 'retryable',
+              reason: FailureReason.Throttled,
+              code: 'THROTTLED',
+              congestion: true,
+              ambiguous: false,
+            },
+          ];
+        }
+        return [accepted(m as OutgoingMessage)];
+      },
+    );
+    expect(outcomes.map((o) => (o.kind === 'retryable' ? o.code : o.kind))).toEqual([
+      'THROTTLED',
+      'NOT_ATTEMPTED',
+      'THROTTLED',
+      'NOT_ATTEMPTED',
+    ]);
+  });
 });

@@ -71,7 +71,7 @@ function notAttempted(
 /**
  * Sends `messages` in requests of `perRequest` messages (1 for single-message providers) under
  * the credential's concurrency limit, and returns one outcome per message in input order. Once a
- * request meets congestion or a dead connection, the requests not yet started are not sent
+ * request meets congestion or a dead connection, the requests of its slot not yet started are not sent
  * (retryable NOT_ATTEMPTED), so a provider that is down costs one timeout per send, not one per
  * message; after `control.signal` aborts, none are started (retryable ABORTED), nor after
  * `control.startBy` (retryable CLAIM_WINDOW_PASSED): checked when a request gets its place, so time
@@ -87,7 +87,8 @@ export async function sendInRequests(
   sendRequest: (messages: readonly OutgoingMessage[]) => Promise<SendOutcome[]>,
 ): Promise<SendOutcome[]> {
   const requests = requestsOf(messages, perRequest, control?.slots);
-  let stoppedBy: RetryableFailure | undefined;
+  // Per slot: requests at later slots are later sends, as separate grants were before reservations.
+  const stoppedBy = new Map<number | undefined, RetryableFailure>();
   const results = await Promise.all(
     requests.map(async ({ messages: request, slot }) => {
       // Not before its slot, and holding no place in the credential's concurrency meanwhile.
@@ -107,14 +108,15 @@ export async function sendInRequests(
             notAttempted(m, 'SLOT_MISSED', 'not sent: could not start soon enough after its rate-limit slot'),
           );
         }
-        if (stoppedBy !== undefined) {
-          const cause = stoppedBy;
+        const cause = stoppedBy.get(slot);
+        if (cause !== undefined) {
           return request.map((m) =>
             notAttempted(m, 'NOT_ATTEMPTED', `not sent: an earlier request failed (${cause.code})`, cause),
           );
         }
         const outcomes = await sendRequest(request);
-        stoppedBy ??= outcomes.find(stopsTheSend);
+        const stops = outcomes.find(stopsTheSend);
+        if (stops !== undefined && !stoppedBy.has(slot)) stoppedBy.set(slot, stops);
         return outcomes;
       });
     }),

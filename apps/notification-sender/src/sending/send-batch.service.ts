@@ -13,6 +13,7 @@ import {
 import {
   compileTemplate,
   disposeSendResult,
+  NOT_SENT_CODES,
   type SendResult,
   sendSignalsOf,
   type TemplateContent,
@@ -67,6 +68,11 @@ const WINDOW_PASSED: SendResult = {
 /** Each id's slot (`performance.now()`): the grant's, in order. */
 function slotsOf(ids: readonly string[], slotsAt: readonly number[]): Map<string, number> {
   return new Map(ids.map((id, i) => [id, slotsAt[i] ?? performance.now()]));
+}
+
+/** A message that was never put on the wire (see NOT_SENT_CODES). */
+function notSent(outcome: SendOutcome): boolean {
+  return outcome.kind === 'retryable' && NOT_SENT_CODES.has(outcome.code);
 }
 
 /** A message the provider layer did not send because its request could not start soon after its slot. */
@@ -299,7 +305,14 @@ export class SendBatchService implements BeforeApplicationShutdown {
     if (prepared.outgoing.length > 0 && credential !== undefined) {
       // Provider requests are not aborted at shutdown: an answer recorded beats an UNKNOWN. Those
       // still queued past the claim's window are not sent (CLAIM_WINDOW_PASSED, back to PENDING).
-      const outcomes = await this.sendAtSlots(batch, credential, prepared);
+      let outcomes: SendOutcome[];
+      try {
+        outcomes = await this.sendAtSlots(batch, credential, prepared);
+      } catch (error: unknown) {
+        // Thrown only while none of the claim was put on the wire: all of it goes back to PENDING.
+        await this.giveBack(held, error);
+        throw error;
+      }
       const sent: SendResult[] = [];
       for (const { messageId, ...result } of outcomes) {
         results.set(messageId, result);
@@ -317,8 +330,9 @@ export class SendBatchService implements BeforeApplicationShutdown {
    * Sends the prepared messages at their slots. Those whose request could not start within
    * GRANT_FRESH_MS of its slot (timer lag on a busy host, the credential's concurrency) take new
    * tokens and go again, so that a late request never reaches the provider bunched with requests on
-   * time; if the tokens do not come within the claim's window, or Redis fails, they are not sent
-   * (retryable, back to PENDING on a retry tier). One outcome per message.
+   * time; if the tokens do not come within the claim's window they are not sent (retryable, back to
+   * PENDING on a retry tier), nor if Redis fails after some of the claim went. A Redis failure while
+   * none went is thrown. One outcome per message.
    */
   private async sendAtSlots(
     batch: MessageBatchV1,
@@ -338,12 +352,14 @@ export class SendBatchService implements BeforeApplicationShutdown {
       done.push(...outcomes.filter((o) => !missed.has(o.messageId)));
       pending = pending.filter((o) => missed.has(o.messageId));
       if (pending.length === 0) break;
-      slots = await this.retake(batch, credential, pending.length, prepared.startBy).catch(
-        (error: unknown) => {
-          this.logger.warn({ err: error, credentialId: credential.id }, 'Late sends could not retake tokens');
-          return undefined;
-        },
-      );
+      try {
+        slots = await this.retake(batch, credential, pending.length, prepared.startBy);
+      } catch (error: unknown) {
+        // Redis failed: with nothing of the claim sent yet, the error goes on and the claim goes back.
+        if (done.every(notSent)) throw error;
+        this.logger.warn({ err: error, credentialId: credential.id }, 'Late sends could not retake tokens');
+        slots = undefined;
+      }
       if (slots === undefined) {
         done.push(...pending.map((o) => ({ messageId: o.messageId, ...WINDOW_PASSED })));
         break;
