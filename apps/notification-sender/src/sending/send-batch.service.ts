@@ -346,7 +346,8 @@ export class SendBatchService implements BeforeApplicationShutdown {
       const outcomes = await this.providers.send(credential.id, pending, {
         startBy: prepared.startBy,
         slots,
-        lateAfterMs: GRANT_FRESH_MS,
+        // At shutdown they go as they are (retake waits for no tokens then).
+        lateAfterMs: this.shutdown.signal.aborted ? undefined : GRANT_FRESH_MS,
       });
       const missed = new Set(outcomes.filter(isSlotMissed).map((o) => o.messageId));
       done.push(...outcomes.filter((o) => !missed.has(o.messageId)));
@@ -504,8 +505,9 @@ export class SendBatchService implements BeforeApplicationShutdown {
         );
         slots.push(...grant.slotsAt);
       } catch (error: unknown) {
-        if (this.shutdown.signal.aborted)
-          return [...slots, ...new Array<number>(count - slots.length).fill(0)];
+        if (this.shutdown.signal.aborted) {
+          return [...slots, ...new Array<number>(count - slots.length).fill(performance.now())];
+        }
         if (!signal.aborted) throw error;
         const got = slots.length;
         if (got > 0) {
