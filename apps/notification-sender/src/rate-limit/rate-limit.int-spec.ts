@@ -685,14 +685,14 @@ function slotGrants(result: AcquireResult, caller: number, request: AcquireReque
 async function atSlots(grant: AcquireResult, send: (n: number) => number): Promise<number> {
   let accepted = 0;
   let i = 0;
-  while (i < grant.slotsAt.length) {
-    const slotAt = grant.slotsAt[i] as number;
+  while (i < grant.slotsMs.length) {
+    const slotMs = grant.slotsMs[i] as number;
     let n = 0;
-    while (grant.slotsAt[i] === slotAt) {
+    while (grant.slotsMs[i] === slotMs) {
       n++;
       i++;
     }
-    const waitMs = slotAt - performance.now();
+    const waitMs = grant.decidedAt + slotMs - performance.now();
     if (waitMs > 0) await sleep(waitMs);
     accepted += send(n);
   }

@@ -11,6 +11,7 @@ import {
   type RateLane,
   RateLimitRepository,
 } from './rate-limit.repository';
+import { ServerClock } from './server-clock';
 
 export type { RateCredential, RateLane } from './rate-limit.repository';
 
@@ -39,11 +40,11 @@ export interface AcquireResult {
    */
   readonly slotsMs: readonly number[];
   /**
-   * The same slots on this process's clock (`performance.now()`), counted from when Redis decided,
-   * not from when the answer arrived: a replica whose answer came late does not send late, bunched
-   * with the sends of replicas on time.
+   * When Redis decided, on this process's clock (`performance.now()`): the slots count from here,
+   * not from when the answer arrived, so a replica whose answer came late does not send late,
+   * bunched with the sends of replicas on time.
    */
-  readonly slotsAt: readonly number[];
+  readonly decidedAt: number;
   /** When fewer than wanted were granted: when asking again is worthwhile. */
   readonly retryAfterMs: number;
   /** The credential's current AIMD rate. */
@@ -147,7 +148,7 @@ export class RateLimitService {
       rate: grant.rate,
       serverTimeMs: grant.serverTimeMs,
       slotsMs,
-      slotsAt: slotsMs.map((slotMs) => decidedAt + slotMs),
+      decidedAt,
     };
   }
 
@@ -230,10 +231,9 @@ export class RateLimitService {
           const waiter = queue.waiters.shift() as TakeWaiter;
           const granted = Math.min(waiter.request.want, grant.granted - given);
           const slotsMs = grant.slotsMs.slice(given, given + granted);
-          const slotsAt = grant.slotsAt.slice(given, given + granted);
           given += granted;
           const waitedMs = performance.now() - waiter.started;
-          waiter.settle({ ok: true, value: { ...grant, granted, slotsMs, slotsAt, waitedMs } });
+          waiter.settle({ ok: true, value: { ...grant, granted, slotsMs, waitedMs } });
         }
         if (queue.waiters.length > 0 && grant.granted < want) await sleep(grant.retryAfterMs);
       }
@@ -352,25 +352,3 @@ function aborted(cause: unknown): UnavailableError {
     cause,
   });
 }
-
-/**
- * Maps Redis server time (TIME, whole ms) to this process's `performance.now()`. Each answer bounds
- * the difference from above (it arrives after Redis decided); the smallest of the recent ones is the
- * closest, and only recent ones count, so a clock that steps or drifts is followed within a few calls.
- */
-class ServerClock {
-  private readonly samples: number[] = [];
-  private next = 0;
-
-  toLocal(serverTimeMs: number): number {
-    const now = performance.now();
-    const sample = now - serverTimeMs;
-    if (this.samples.length < CLOCK_SAMPLES) this.samples.push(sample);
-    else this.samples[this.next] = sample;
-    this.next = (this.next + 1) % CLOCK_SAMPLES;
-    // Whole ms from Redis: the decision may have been up to 1 ms after serverTimeMs.
-    return Math.min(now, serverTimeMs + Math.min(...this.samples));
-  }
-}
-
-const CLOCK_SAMPLES = 32;

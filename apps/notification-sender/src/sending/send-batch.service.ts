@@ -30,7 +30,12 @@ import { CredentialLoader } from '../providers/credential-loader.service';
 import type { LoadedCredential, OutgoingMessage, SendOutcome } from '../providers/provider-adapter';
 import { ProviderRegistry } from '../providers/provider-registry.service';
 import { ProvidersConfig } from '../providers/providers.config';
-import { type AcquireRequest, type RateCredential, RateLimitService } from '../rate-limit/rate-limit.service';
+import {
+  type AcquireRequest,
+  type AcquireResult,
+  type RateCredential,
+  RateLimitService,
+} from '../rate-limit/rate-limit.service';
 import { type CampaignContent, CampaignContentRepository } from './campaign-content.repository';
 import { ClaimBudget } from './claim-budget';
 import { type ClaimTiming, claimTimingOf } from './claim-timing';
@@ -66,8 +71,8 @@ const WINDOW_PASSED: SendResult = {
 };
 
 /** Each id's slot (`performance.now()`): the grant's, in order. */
-function slotsOf(ids: readonly string[], slotsAt: readonly number[]): Map<string, number> {
-  return new Map(ids.map((id, i) => [id, slotsAt[i] ?? performance.now()]));
+function slotsOf(ids: readonly string[], grant: AcquireResult): Map<string, number> {
+  return new Map(ids.map((id, i) => [id, grant.decidedAt + (grant.slotsMs[i] ?? 0)]));
 }
 
 /** A message that was never put on the wire (see NOT_SENT_CODES). */
@@ -101,7 +106,7 @@ interface HeldClaim {
   readonly claimedAt: number;
   readonly claimed: readonly ClaimedMessage[];
   readonly credential: LoadedCredential | undefined;
-  /** Each message's slot (`performance.now()`, AcquireResult.slotsAt): it goes no earlier. */
+  /** Each message's slot (`performance.now()`, AcquireResult.slotsMs): it goes no earlier. */
   readonly slots: ReadonlyMap<string, number> | undefined;
   readonly failAll: (() => SendResult) | undefined;
   /** The campaign's content, read before the claim (bulk batches without content of their own). */
@@ -226,7 +231,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
         const slice = ids.slice(next, next + grant.granted);
         next += slice.length;
         // Claimed now, sent at the slots: the claim's round trip overlaps the wait for them.
-        const send = this.sendSlice(message, slice, credential, slotsOf(slice, grant.slotsAt));
+        const send = this.sendSlice(message, slice, credential, slotsOf(slice, grant));
         // Handled now, reported below by allSettled: a slice that fails while the loop waits for the
         // next grant must not be an unhandled rejection (a lost MySQL connection once ended the process).
         send.catch(() => undefined);
@@ -503,7 +508,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
           this.tokenRequest(batch, credential, count - slots.length),
           signal,
         );
-        slots.push(...grant.slotsAt);
+        slots.push(...grant.slotsMs.map((slotMs) => grant.decidedAt + slotMs));
       } catch (error: unknown) {
         if (this.shutdown.signal.aborted) {
           return [...slots, ...new Array<number>(count - slots.length).fill(performance.now())];
