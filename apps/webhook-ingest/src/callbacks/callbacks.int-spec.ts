@@ -348,7 +348,11 @@ describe('webhook-ingest callbacks (real process, Kafka, MariaDB)', () => {
         reason: 'other',
       });
       // The signature covers the query: another message id with the same signature is refused.
-      const moved = await post(url.replace('ums_message_id=201', 'ums_message_id=202'), form.toString(), headers);
+      const moved = await post(
+        url.replace('ums_message_id=201', 'ums_message_id=202'),
+        form.toString(),
+        headers,
+      );
       expect([moved.status, errorCode(moved)]).toEqual([400, 'SIGNATURE_INVALID']);
       const tampered = new URLSearchParams(form);
       tampered.set('MessageStatus', 'delivered');
