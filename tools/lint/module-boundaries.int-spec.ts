@@ -4,15 +4,50 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { workspaceRoot } from '@ums/testing';
 
+/** One file that breaks (or keeps) a rule: where it goes and what it holds. */
+interface Probe {
+  readonly dir: string;
+  readonly source: string;
+}
+
+const PROBES = {
+  kafkajsInDomain: {
+    dir: 'libs/domain/src',
+    source: "import { Kafka } from 'kafkajs';\nexport const probe = Kafka;\n",
+  },
+  frameworksInDomain: {
+    dir: 'libs/domain/src',
+    source:
+      "import { Injectable } from '@nestjs/common';\nimport { DataSource } from 'typeorm';\nimport { Redis } from 'ioredis';\nexport const probe = [Injectable, DataSource, Redis];\n",
+  },
+  platformInContracts: {
+    dir: 'libs/contracts/src',
+    source: "import { CodedError } from '@ums/platform';\nexport const probe = CodedError;\n",
+  },
+  testingAndEnvInApp: {
+    dir: 'apps/notification-sender/src',
+    source:
+      "import { waitUntil } from '@ums/testing';\nexport const probe = [waitUntil, process.env['X']];\n",
+  },
+  floatingPromise: {
+    dir: 'libs/domain/src',
+    source: 'async function later(): Promise<void> {}\nexport function probe(): void {\n  later();\n}\n',
+  },
+  contractsInDomain: {
+    dir: 'libs/domain/src',
+    source: "import { RunState } from '@ums/contracts';\nexport const probe = RunState.Running;\n",
+  },
+} satisfies Record<string, Probe>;
+
 /**
  * The architecture's import rules are enforced by lint, not by convention: this writes files that
  * break each rule into the real tree, lints them with the project's config, and expects errors.
  * (Without Nx's project graph the boundary rule silently skips itself, so the graph is built first,
- * exactly as `npm run lint` does.)
+ * exactly as `npm run lint` does.) One ESLint run lints every probe: a type-aware run costs seconds.
  */
 describe('module boundaries (real ESLint config)', () => {
   const root = workspaceRoot();
-  const probes: string[] = [];
+  const messagesOf = new Map<keyof typeof PROBES, string[]>();
 
   beforeAll(() => {
     execFileSync('npx', ['nx', 'show', 'projects'], {
@@ -20,76 +55,67 @@ describe('module boundaries (real ESLint config)', () => {
       stdio: 'ignore',
       env: { ...process.env, NX_DAEMON: 'false' },
     });
-  }, 120_000);
-
-  afterAll(() => {
-    for (const probe of probes) rmSync(probe, { force: true });
-  });
-
-  const lint = (relativeDir: string, source: string): string[] => {
-    const file = join(root, relativeDir, `lint-probe-${randomBytes(4).toString('hex')}.ts`);
-    probes.push(file);
-    writeFileSync(file, source);
+    const files = new Map<string, keyof typeof PROBES>();
+    for (const [name, probe] of Object.entries(PROBES) as [keyof typeof PROBES, Probe][]) {
+      const file = join(root, probe.dir, `lint-probe-${randomBytes(4).toString('hex')}.ts`);
+      writeFileSync(file, probe.source);
+      files.set(file, name);
+    }
     try {
       // The CLI, as `npm run lint` runs it (ESLint loads its flat config with import(), which Jest's VM refuses).
-      const run = spawnSync('npx', ['eslint', '--format', 'json', file], {
+      const run = spawnSync('npx', ['eslint', '--format', 'json', ...files.keys()], {
         cwd: root,
         encoding: 'utf8',
         env: { ...process.env, NX_DAEMON: 'false' },
       });
-      const [result] = JSON.parse(run.stdout) as { messages: { ruleId: string | null; message: string }[] }[];
-      return (result?.messages ?? []).map((m) => `${m.ruleId ?? 'fatal'}: ${m.message}`);
+      const results = JSON.parse(run.stdout) as {
+        filePath: string;
+        messages: { ruleId: string | null; message: string }[];
+      }[];
+      for (const result of results) {
+        const name = files.get(result.filePath);
+        if (name !== undefined)
+          messagesOf.set(
+            name,
+            result.messages.map((m) => `${m.ruleId ?? 'fatal'}: ${m.message}`),
+          );
+      }
     } finally {
-      rmSync(file, { force: true });
+      for (const file of files.keys()) rmSync(file, { force: true });
     }
+  }, 180_000);
+
+  const lint = (name: keyof typeof PROBES): string[] => {
+    const messages = messagesOf.get(name);
+    if (messages === undefined) throw new Error(`ESLint reported nothing for the ${name} probe`);
+    return messages;
   };
 
   it('refuses kafkajs in the domain lib', () => {
-    const messages = lint(
-      'libs/domain/src',
-      "import { Kafka } from 'kafkajs';\nexport const probe = Kafka;\n",
-    );
-    expect(messages.join('\n')).toMatch(/@nx\/enforce-module-boundaries: .*kafkajs/);
-  }, 60_000);
+    expect(lint('kafkajsInDomain').join('\n')).toMatch(/@nx\/enforce-module-boundaries: .*kafkajs/);
+  });
 
   it('refuses Nest, TypeORM and ioredis in the domain lib', () => {
-    const messages = lint(
-      'libs/domain/src',
-      "import { Injectable } from '@nestjs/common';\nimport { DataSource } from 'typeorm';\nimport { Redis } from 'ioredis';\nexport const probe = [Injectable, DataSource, Redis];\n",
-    );
+    const messages = lint('frameworksInDomain');
     expect(messages.filter((m) => m.startsWith('@nx/enforce-module-boundaries'))).toHaveLength(3);
-  }, 60_000);
+  });
 
   it('refuses any lib of ours in contracts', () => {
-    const messages = lint(
-      'libs/contracts/src',
-      "import { CodedError } from '@ums/platform';\nexport const probe = CodedError;\n",
-    );
-    expect(messages.join('\n')).toMatch(/@nx\/enforce-module-boundaries/);
-  }, 60_000);
+    expect(lint('platformInContracts').join('\n')).toMatch(/@nx\/enforce-module-boundaries/);
+  });
 
   it('refuses test helpers and process.env in app code', () => {
-    const messages = lint(
-      'apps/notification-sender/src',
-      "import { waitUntil } from '@ums/testing';\nexport const probe = [waitUntil, process.env['X']];\n",
-    );
+    const messages = lint('testingAndEnvInApp');
     expect(messages.some((m) => m.startsWith('no-restricted-imports'))).toBe(true);
     expect(messages.some((m) => m.startsWith('no-restricted-properties'))).toBe(true);
-  }, 60_000);
+  });
 
   it('refuses floating promises', () => {
-    const messages = lint(
-      'libs/domain/src',
-      'async function later(): Promise<void> {}\nexport function probe(): void {\n  later();\n}\n',
-    );
+    const messages = lint('floatingPromise');
     expect(messages.some((m) => m.startsWith('@typescript-eslint/no-floating-promises'))).toBe(true);
-  }, 60_000);
+  });
 
   it('accepts the domain lib using contracts', () => {
-    const messages = lint(
-      'libs/domain/src',
-      "import { RunState } from '@ums/contracts';\nexport const probe = RunState.Running;\n",
-    );
-    expect(messages).toEqual([]);
-  }, 60_000);
+    expect(lint('contractsInDomain')).toEqual([]);
+  });
 });

@@ -37,7 +37,7 @@ export class RateLimitConfig {
   @Expose() @ToInt() @IsInt() @Min(50) @Max(60_000) RATE_LIMIT_AIMD_INTERVAL_MS = 1000;
   /** The increase, in percent of the ceiling. */
   @Expose() @ToInt() @IsInt() @Min(1) @Max(50) RATE_LIMIT_AIMD_STEP_PERCENT = 5;
-  /** On congestion the rate becomes this percent of itself (50 halves it, as ARCHITECTURE.md agrees; 70 used the capacity better in simulation: 89% against 79%). */
+  /** On congestion the rate becomes this percent of itself (50 halves it, as docs/architecture.md, Sending, says; 70 used the capacity better in simulation: 89% against 79%). */
   @Expose() @ToInt() @IsInt() @Min(10) @Max(95) RATE_LIMIT_AIMD_DECREASE_PERCENT = 50;
   /** At most one cut per cooldown; at least a provider round trip, so one burst of 429s cuts once. */
   @Expose() @ToInt() @IsInt() @Min(50) @Max(60_000) RATE_LIMIT_AIMD_COOLDOWN_MS = 1000;

@@ -127,7 +127,7 @@ interface PreparedSend {
 }
 
 /**
- * Sends one batch exactly once per message (ARCHITECTURE.md, Guarantees and Sending):
+ * Sends one batch exactly once per message (docs/architecture.md, Guarantees and Sending):
  * tokens from the credential's shared bucket first, then, for each grant, the granted messages are
  * claimed in MySQL (PENDING -> SENDING under a claim token, SKIP LOCKED), the claim is refreshed
  * right before the provider call (only rows still held go, and none starts past the claim's window),

@@ -4,7 +4,7 @@ import { ToBool, ToInt } from '@ums/platform';
 
 /** Subscriber webhook delivery settings (webhook-dispatcher), validated once at start-up. */
 export class DeliveriesConfig {
-  /** Whole request budget per attempt: connect, headers and body (ARCHITECTURE.md: 5 s). */
+  /** Whole request budget per attempt: connect, headers and body (docs/architecture.md, Subscriber webhooks: 5 s). */
   @Expose() @ToInt() @IsInt() @Min(100) @Max(60_000) WEBHOOK_TIMEOUT_MS = 5_000;
   /** Keep-alive connections per subscriber origin. */
   @Expose() @ToInt() @IsInt() @Min(1) @Max(1_024) WEBHOOK_CONNECTIONS_PER_ORIGIN = 64;

@@ -1,4 +1,4 @@
-/** State of one execution of a campaign (see ARCHITECTURE.md, Runs and checkpoints). */
+/** State of one execution of a campaign (see docs/architecture.md, Runs, leases and checkpoints). */
 export enum RunState {
   Pending = 'PENDING',
   Scheduled = 'SCHEDULED',

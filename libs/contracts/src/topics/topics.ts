@@ -9,7 +9,7 @@ import { SubscriberAlertV1 } from '../messages/subscriber-alert.message';
 import { WebhookDeliveryV1 } from '../messages/webhook-delivery.message';
 import { defineTopic, type TopicDefinition } from './topic-definition';
 
-/** Enough partitions for the expected consumer replicas (ARCHITECTURE.md). */
+/** Enough partitions for the expected consumer replicas (docs/architecture.md, Flow). */
 export const DEFAULT_PARTITIONS = 12;
 
 const HOUR = 3_600_000;

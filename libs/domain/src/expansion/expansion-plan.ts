@@ -1,4 +1,4 @@
-/** Where a run's expansion stands against its senders (ARCHITECTURE.md, backpressure). */
+/** Where a run's expansion stands against its senders (docs/architecture.md, Backpressure). */
 export interface ExpansionProgress {
   readonly batchesPublished: number;
   readonly batchesFinished: number;

@@ -1,7 +1,7 @@
 import { MessageStatus } from '@ums/contracts';
 
 /**
- * What our own code does to a message (ARCHITECTURE.md, Guarantees and Sending). Provider-reported
+ * What our own code does to a message (docs/architecture.md, Guarantees and Sending). Provider-reported
  * progress (SENT -> DELIVERED -> READ) is decideStatus in message-status/, not an event here.
  */
 export enum MessageEvent {

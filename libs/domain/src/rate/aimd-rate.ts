@@ -6,7 +6,7 @@ import {
 } from './congestion-signal';
 
 /**
- * Additive increase, multiplicative decrease of one credential's send rate (ARCHITECTURE.md,
+ * Additive increase, multiplicative decrease of one credential's send rate (docs/architecture.md,
  * Sending; seed 002: providers deliver 60-70% of what they advertise, so the rate is probed).
  * Rates are messages per second.
  */

@@ -1,6 +1,6 @@
 import { RunState } from '@ums/contracts';
 
-/** What can happen to a run (ARCHITECTURE.md, Runs and checkpoints). */
+/** What can happen to a run (docs/architecture.md, Runs, leases and checkpoints). */
 export enum RunEvent {
   /** The scheduler picked a due run and published it. */
   Schedule = 'schedule',

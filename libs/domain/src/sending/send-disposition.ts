@@ -54,7 +54,7 @@ export type SendDisposition =
     } & FailureDetail);
 
 /**
- * Decides what one send result does to its message (ARCHITECTURE.md, Sending): accepted is SENT;
+ * Decides what one send result does to its message (docs/architecture.md, Sending): accepted is SENT;
  * permanent is FAILED at once; a result that may have reached the provider is UNKNOWN rather than
  * risking a duplicate; other retryable results wait on the tier for the attempts made so far (one
  * long enough for the provider's Retry-After), until the tiers are used up.

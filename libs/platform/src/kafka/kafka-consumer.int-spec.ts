@@ -71,6 +71,8 @@ describe('Kafka consumer (real broker, fixture process)', () => {
         MANAGEMENT_PORT: '0',
         LOG_LEVEL: 'warn',
         KAFKA_BROKERS: testBrokers().join(','),
+        // A restarted fixture joins once the killed one's session has ended (30 s by default).
+        KAFKA_SESSION_TIMEOUT_MS: '6000',
         FIXTURE_TOPIC: topic.name,
         FIXTURE_GROUP: `fixture-${randomBytes(4).toString('hex')}`,
         ...env,
