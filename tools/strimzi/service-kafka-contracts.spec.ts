@@ -9,11 +9,14 @@ import {
   type TopicDefinition,
   Topics,
 } from '@ums/contracts';
+import { PATH_METADATA } from '@nestjs/common/constants';
 import { CONSUME_TOPIC, type ConsumeTopicOptions } from '@ums/platform';
 
 /**
  * ServiceKafkaContracts (libs/contracts) is what the Strimzi ACLs are generated from: it must say what
- * the services really do. Consumers are compared with the handlers' @ConsumeTopic registrations;
+ * the services really do. Consumers are compared with the handlers' @ConsumeTopic registrations, each
+ * on a controller (the Kafka transport is given controllers' event patterns only; start-up then
+ * refuses a service whose registered handlers differ from its contract);
  * publishes naming a topic (`publish(Topics.x` / `publishRaw(Topics.x.name`) must be allowed writes.
  */
 const root = join(__dirname, '..', '..');
@@ -28,6 +31,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 interface Registration {
+  /** The class holding the handler: a controller, since the Kafka transport gets only controllers' patterns. */
+  readonly controller: boolean;
   readonly groupId: string;
   readonly topic: string;
   readonly retryTiers: readonly string[];
@@ -48,6 +53,7 @@ function registrationsOf(service: KafkaService): Registration[] {
         const options = Reflect.getMetadata(CONSUME_TOPIC, method) as ConsumeTopicOptions<object> | undefined;
         if (options === undefined) continue;
         found.push({
+          controller: Reflect.getMetadata(PATH_METADATA, value) !== undefined,
           groupId: options.groupId,
           topic: options.topic.name,
           retryTiers: (options.retryTiers ?? []).map((t) => t.name),
@@ -83,6 +89,7 @@ describe('ServiceKafkaContracts', () => {
         topic: c.topic.name,
         retryTiers: (c.retryTiers ?? []).map((t) => t.name),
         consumesRetryTiers: c.consumesRetryTiers !== false,
+        controller: true,
       }))
       .sort((a, b) => a.groupId.localeCompare(b.groupId));
     expect(registrationsOf(service)).toEqual(declared);

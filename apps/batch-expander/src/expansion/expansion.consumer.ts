@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { ConsumerGroups, type RunRequestedV1, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
 import { ExpansionService } from './expansion.service';
 
 /** Run requests from the scheduler (due runs, stale-checkpoint retries, resumes, hand-overs). */
-@Injectable()
+// A controller of the Kafka transport (event patterns), with no HTTP routes.
+@Controller()
 export class ExpansionConsumer {
   constructor(private readonly expansion: ExpansionService) {}
 

@@ -6,6 +6,7 @@ import { ExpansionService } from './expansion.service';
 
 /** Turns run requests into batches on Kafka under a fenced lease, with a checkpoint per step. */
 @Module({
-  providers: [ExpansionRepository, ExpansionMetrics, ExpansionService, ExpansionConsumer],
+  controllers: [ExpansionConsumer],
+  providers: [ExpansionRepository, ExpansionMetrics, ExpansionService],
 })
 export class ExpansionModule {}

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { ConsumerGroups, type DeadLetterV1, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
 import { DeadLettersService } from './dead-letters.service';
@@ -8,7 +8,8 @@ import { DeadLettersService } from './dead-letters.service';
  * place without end rather than dead-lettered: a dead letter of a dead letter would come back to this
  * same topic and loop. An entry is stored once however often it is consumed.
  */
-@Injectable()
+// A controller of the Kafka transport (event patterns), with no HTTP routes.
+@Controller()
 export class DeadLettersConsumer {
   constructor(private readonly deadLetters: DeadLettersService) {}
 

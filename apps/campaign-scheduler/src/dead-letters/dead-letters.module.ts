@@ -11,13 +11,7 @@ import { DeadLettersService } from './dead-letters.service';
  * open, and deleted a while after their replay.
  */
 @Module({
-  controllers: [DeadLettersController],
-  providers: [
-    DeadLettersRepository,
-    DeadLettersService,
-    DeadLettersConsumer,
-    DeadLettersMetrics,
-    DeadLetterMaintenanceService,
-  ],
+  controllers: [DeadLettersController, DeadLettersConsumer],
+  providers: [DeadLettersRepository, DeadLettersService, DeadLettersMetrics, DeadLetterMaintenanceService],
 })
 export class DeadLettersModule {}

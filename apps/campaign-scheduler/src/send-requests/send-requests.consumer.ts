@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { ConsumerGroups, type SendRequestV1, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
 import { SendRequestsService } from './send-requests.service';
@@ -7,7 +7,8 @@ import { SendRequestsService } from './send-requests.service';
  * Producers' send requests. Schema violations are dead-lettered by the platform before this runs;
  * requests refused by our rules (unknown credential, invalid recipient) are dead-lettered with the reason.
  */
-@Injectable()
+// A controller of the Kafka transport (event patterns), with no HTTP routes.
+@Controller()
 export class SendRequestsConsumer {
   constructor(private readonly requests: SendRequestsService) {}
 

@@ -8,6 +8,7 @@ import { SendRequestsService } from './send-requests.service';
 /** Consumer of producers' send requests: single sends to the priority lane, bulk requests to campaigns. */
 @Module({
   imports: [CampaignsModule, AudienceModule],
-  providers: [SendRequestsRepository, SendRequestsService, SendRequestsConsumer],
+  controllers: [SendRequestsConsumer],
+  providers: [SendRequestsRepository, SendRequestsService],
 })
 export class SendRequestsModule {}

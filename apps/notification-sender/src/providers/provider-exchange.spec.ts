@@ -161,7 +161,8 @@ describe('sendInRequests', () => {
     release();
     const outcomes = await pending;
     expect(started[0]?.ids).toEqual(['1', '2']);
-    expect(started[0]?.at).toBeGreaterThanOrEqual(19);
+    // Node's timers count whole milliseconds, so one may fire up to 1 ms before its slot.
+    expect(started[0]?.at).toBeGreaterThanOrEqual(18);
     // Past 40 ms after their slots while they waited for the place: not sent, safe to send again.
     expect(started).toHaveLength(1);
     expect(outcomes.map((o) => (o.kind === 'retryable' ? o.code : o.kind))).toEqual([

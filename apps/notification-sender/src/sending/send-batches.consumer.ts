@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { ConsumerGroups, type MessageBatchV1, SendRetryTiers, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
 import { SEND_BATCHES_PER_PARTITION, SEND_PARTITIONS_CONCURRENTLY } from './send-concurrency.constants';
@@ -9,7 +9,8 @@ import { SENDER_GROUP, SendBatchService } from './send-batch.service';
  * campaign batches) and the send retry tiers (read by `notification-sender.retry`, one topic per
  * delay). Several batches of a partition are sent at once; offsets still commit in order.
  */
-@Injectable()
+// A controller of the Kafka transport (event patterns), with no HTTP routes.
+@Controller()
 export class SendBatchesConsumer {
   constructor(private readonly sender: SendBatchService) {}
 

@@ -18,6 +18,7 @@ import { StatusEventsPublisher } from './status-events.publisher';
  */
 @Module({
   imports: [ProvidersModule, RateLimitModule],
+  controllers: [SendBatchesConsumer],
   providers: [
     MessageClaimsRepository,
     StatusEventsPublisher,
@@ -28,7 +29,6 @@ import { StatusEventsPublisher } from './status-events.publisher';
     RunStatesRepository,
     SendingMetrics,
     SendBatchService,
-    SendBatchesConsumer,
   ],
   exports: [MessageClaimsRepository, StatusEventsPublisher],
 })

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { type ProviderEventV1, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
 import { STATUS_GROUP, StatusApplicationService } from './status-application.service';
@@ -8,7 +8,8 @@ import { STATUS_GROUP, StatusApplicationService } from './status-application.ser
  * statements each). One chunk per partition at a time: events are keyed by message, so the reports
  * of one message are applied in the order the provider's callbacks were stored.
  */
-@Injectable()
+// A controller of the Kafka transport (event patterns), with no HTTP routes.
+@Controller()
 export class ProviderEventsConsumer {
   constructor(private readonly application: StatusApplicationService) {}
 

@@ -9,12 +9,7 @@ import { StatusUpdatesRepository } from './status-updates.repository';
 /** Status application: provider events -> message rows (forward only) -> status and inbound topics. */
 @Module({
   imports: [SendingModule],
-  providers: [
-    StatusUpdatesRepository,
-    InboundMessagesRepository,
-    StatusMetrics,
-    StatusApplicationService,
-    ProviderEventsConsumer,
-  ],
+  controllers: [ProviderEventsConsumer],
+  providers: [StatusUpdatesRepository, InboundMessagesRepository, StatusMetrics, StatusApplicationService],
 })
 export class StatusModule {}

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import {
   ConsumerGroups,
   type InboundMessageV1,
@@ -25,7 +25,8 @@ const STATUS_CHUNK = 1_000;
  * another (attempts, insert, offset commit), and the bigger the chunk, the fewer of those round trips
  * per event (200 left a 1,000,000-recipient relay 94 s behind the last callback; see the README).
  */
-@Injectable()
+// A controller of the Kafka transport (event patterns), with no HTTP routes.
+@Controller()
 export class DeliveriesConsumer {
   constructor(
     private readonly fanOut: FanOutService,

@@ -16,9 +16,8 @@ import { SubscriberProbe } from './subscriber-probe.service';
 /** Fan-out of status and inbound events, signed attempts, retry tiers, dead letters, replay and resurrect. */
 @Module({
   imports: [SubscribersModule],
-  controllers: [DeliveriesController],
+  controllers: [DeliveriesController, DeliveriesConsumer],
   providers: [
-    DeliveriesConsumer,
     DeliveriesMetrics,
     DeliveriesRepository,
     DeliveriesService,

@@ -85,8 +85,16 @@ export class DeliveryAttemptHandler implements Dispatcher.DispatchHandler, Timed
   }
 }
 
+/** undici's own timeouts, set to the same budget as the watchdog: whichever fires first, it is a TIMEOUT. */
+const UNDICI_TIMEOUTS = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
 function transportCode(error: unknown): string {
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string') return error.code;
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string')
+    return UNDICI_TIMEOUTS.has(error.code) ? 'TIMEOUT' : error.code;
   if (error instanceof Error && error.name === 'TimeoutError') return 'TIMEOUT';
   return 'TRANSPORT';
 }

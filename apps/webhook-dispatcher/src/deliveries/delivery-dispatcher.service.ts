@@ -1,5 +1,6 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import {
+  ConsumerGroups,
   type DeadLetterV1,
   KafkaHeaders,
   SubscriberAlertKind,
@@ -513,7 +514,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
           sourceTopic: job.source?.topic ?? Topics.webhookDeliveries.name,
           sourcePartition: job.source?.partition ?? 0,
           sourceOffset: job.source?.offset ?? 'n/a',
-          consumerGroup: 'webhook-dispatcher',
+          // The group whose attempts were used up (it reads the deliveries topic and its tiers).
+          consumerGroup: ConsumerGroups.dispatcherDeliveries,
           key: job.subscriberId,
           value: JSON.stringify(value),
           valueEncoding: 'utf8',

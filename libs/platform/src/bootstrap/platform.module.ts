@@ -19,6 +19,7 @@ import { type EnvSource, processEnv } from '../config/env-source';
 import { HealthModule } from '../health/health.module';
 import { FastRoutes } from '../http/fast-routes.registry';
 import { KafkaModule } from '../kafka/kafka.module';
+import { KafkaTransportHost } from '../kafka/kafka-transport.connect';
 import { LoggingModule, type RequestLogMode } from '../logging/logging.module';
 import { ManagementModule } from '../management/management.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -87,6 +88,7 @@ export class PlatformModule {
         serviceInfo,
         FastRoutes,
         RouteAuthCheck,
+        KafkaTransportHost,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
       ],

@@ -1,7 +1,18 @@
-import { SetMetadata } from '@nestjs/common';
+import {
+  applyDecorators,
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  SetMetadata,
+  UseFilters,
+} from '@nestjs/common';
+import { EventPattern } from '@nestjs/microservices';
 import type { TopicDefinition } from '@ums/contracts';
+import { type Observable, throwError } from 'rxjs';
 
 export const CONSUME_TOPIC = Symbol('ums:consume-topic');
+/** The key of a handler's registration among its pattern's extras (what KafkaTransport reads). */
+export const CONSUME_TOPIC_EXTRA = 'umsConsumeTopic';
 
 export interface ConsumeTopicOptions<V extends object> {
   readonly topic: TopicDefinition<V>;
@@ -31,11 +42,36 @@ export interface ConsumeTopicOptions<V extends object> {
   readonly dependencyBackoffMaxMs?: number;
 }
 
+/** The event pattern of a registration: one handler per topic and consumer group. */
+export function consumePattern(options: {
+  readonly topic: { readonly name: string };
+  readonly groupId: string;
+}): { readonly topic: string; readonly group: string } {
+  return { topic: options.topic.name, group: options.groupId };
+}
+
 /**
- * Marks a provider method as the handler of a topic for a consumer group. The method gets
- * validated messages and must make its work durable before it resolves: the offsets it
- * covers are committed right after. It must be idempotent (delivery is at least once).
+ * Hands a handler's error to the transport as it was thrown. Nest's default RPC filter would turn it
+ * into `{ status: 'error' }`, and the consumer decides by the error itself: a dependency that is
+ * unavailable waits, a NonRetryableError goes to the dead letters, anything else to a retry tier.
+ */
+@Catch()
+export class KafkaHandlerErrorFilter implements ExceptionFilter {
+  catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
+    return throwError(() => exception);
+  }
+}
+
+/**
+ * Marks a controller method as the handler of a topic for a consumer group: an event pattern of the
+ * platform's Kafka transport (KafkaTransport, @nestjs/microservices). The method gets validated
+ * messages and must make its work durable before it resolves: the offsets it covers are committed
+ * right after. It must be idempotent (delivery is at least once).
  */
 export function ConsumeTopic<V extends object>(options: ConsumeTopicOptions<V>): MethodDecorator {
-  return SetMetadata(CONSUME_TOPIC, options);
+  return applyDecorators(
+    SetMetadata(CONSUME_TOPIC, options),
+    EventPattern(consumePattern(options), { [CONSUME_TOPIC_EXTRA]: options }),
+    UseFilters(KafkaHandlerErrorFilter),
+  );
 }

@@ -1,38 +1,40 @@
-import { Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { Kafka } from 'kafkajs';
 import { PinoLogger } from 'nestjs-pino';
+import { ServiceInfo } from '../bootstrap/service-info';
 import { KafkaConfig } from '../config/common.config';
 import { CodedError } from '../errors/coded-error';
 import { HealthRegistry } from '../health/health-registry';
-import { CONSUME_TOPIC, type ConsumeTopicOptions } from './consume-topic.decorator';
+import { refuseUndeclaredConsumers } from './consumer-contract.check';
+import type { ConsumeTopicOptions } from './consume-topic.decorator';
 import type { MessageHandler } from './consumed-message';
 import { KafkaAdmin } from './kafka-admin.service';
 import { kafkaFailureText } from './kafka-connection-check';
 import { KafkaMetrics } from './kafka.metrics';
 import { KafkaNames } from './kafka-names';
 import { KafkaProducer } from './kafka-producer.service';
+import type { ConsumerRunner } from './kafka-transport.server';
 import { TopicConsumer } from './topic-consumer';
 
-interface Discovered {
+/** One handler as the transport registered it. */
+export interface ConsumerRegistration {
   readonly options: ConsumeTopicOptions<object>;
   readonly handler: MessageHandler<object>;
+  /** `<group> <- <topic>`, for logs and refusals. */
   readonly name: string;
 }
 
 /**
- * Finds every @ConsumeTopic handler and runs it. Start-up is refused when a topic has two
- * handlers in one group, or when a consumed topic does not exist on the cluster (topics are
- * created from the contracts, never auto-created).
+ * Runs the handlers that KafkaTransport registered, one TopicConsumer each. Start-up is refused when a
+ * topic has two handlers in one group, when a service's handlers differ from what its contract
+ * declares (ServiceKafkaContracts: a handler missing or one not declared), or when a consumed topic
+ * does not exist on the cluster (topics are created from the contracts, never auto-created).
  */
 @Injectable()
-export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class KafkaConsumers implements ConsumerRunner, BeforeApplicationShutdown {
   private readonly consumers: TopicConsumer<object>[] = [];
 
   constructor(
-    private readonly discovery: DiscoveryService,
-    private readonly scanner: MetadataScanner,
-    private readonly reflector: Reflector,
     private readonly kafka: Kafka,
     private readonly admin: KafkaAdmin,
     private readonly producer: KafkaProducer,
@@ -40,6 +42,7 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
     private readonly logger: PinoLogger,
     private readonly names: KafkaNames,
     private readonly config: KafkaConfig,
+    private readonly service: ServiceInfo,
     health: HealthRegistry,
   ) {
     this.logger.setContext(KafkaConsumers.name);
@@ -49,8 +52,8 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    const handlers = this.discover();
+  async start(handlers: readonly ConsumerRegistration[]): Promise<void> {
+    refuseUndeclaredConsumers(this.service.name, handlers);
     const seen = new Map<string, string>();
     for (const h of handlers) {
       const consumedTiers = h.options.consumeRetryTiers === false ? [] : (h.options.retryTiers ?? []);
@@ -103,26 +106,13 @@ export class KafkaConsumers implements OnApplicationBootstrap, BeforeApplication
     );
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all(this.consumers.map((c) => c.stop()));
+  /** Stops every consumer: in-flight chunks finish and commit. Called again, it does nothing. */
+  async stop(): Promise<void> {
+    const running = this.consumers.splice(0);
+    await Promise.all(running.map((c) => c.stop()));
   }
 
-  private discover(): Discovered[] {
-    const found: Discovered[] = [];
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance: unknown = wrapper.instance;
-      if (instance === null || typeof instance !== 'object') continue;
-      const prototype = Object.getPrototypeOf(instance) as object | null;
-      if (prototype === null) continue;
-      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        const method = (instance as Record<string, unknown>)[methodName];
-        if (typeof method !== 'function') continue;
-        const options = this.reflector.get<ConsumeTopicOptions<object> | undefined>(CONSUME_TOPIC, method);
-        if (options === undefined) continue;
-        const bound = (method as MessageHandler<object>).bind(instance);
-        found.push({ options, handler: bound, name: `${instance.constructor.name}.${methodName}` });
-      }
-    }
-    return found;
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
   }
 }

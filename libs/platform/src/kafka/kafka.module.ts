@@ -1,5 +1,4 @@
 import { Global, Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
 import { Kafka } from 'kafkajs';
 import { PinoLogger } from 'nestjs-pino';
 import { ServiceInfo } from '../bootstrap/service-info';
@@ -13,10 +12,9 @@ import { KafkaMetrics } from './kafka.metrics';
 import { KafkaNames } from './kafka-names';
 import { KafkaProducer } from './kafka-producer.service';
 
-/** The only module that touches kafkajs: one client, one idempotent producer, discovered consumers. */
+/** The only module that touches kafkajs: one client, one idempotent producer, the consumers (KafkaTransport). */
 @Global()
 @Module({
-  imports: [DiscoveryModule],
   providers: [
     {
       provide: Kafka,
@@ -40,6 +38,6 @@ import { KafkaProducer } from './kafka-producer.service';
     KafkaAdmin,
     KafkaConsumers,
   ],
-  exports: [KafkaProducer, KafkaAdmin, KafkaNames],
+  exports: [KafkaProducer, KafkaAdmin, KafkaNames, KafkaConsumers],
 })
 export class KafkaModule {}

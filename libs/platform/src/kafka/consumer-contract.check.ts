@@ -1,0 +1,42 @@
+import { type ConsumerContract, ServiceKafkaContracts } from '@ums/contracts';
+import { CodedError } from '../errors/coded-error';
+import type { ConsumeTopicOptions } from './consume-topic.decorator';
+
+/** A handler as far as the contract check needs it. */
+export interface NamedRegistration {
+  readonly options: Pick<ConsumeTopicOptions<object>, 'groupId' | 'topic'>;
+  readonly name: string;
+}
+
+const slot = (groupId: string, topic: string): string => `${groupId} <- ${topic}`;
+
+/**
+ * A service named in ServiceKafkaContracts (from which its Kafka ACLs are generated) must register
+ * exactly the handlers declared there: a handler missing would leave its topic unread, and one not
+ * declared would be refused by the broker's ACLs. Other services (test fixtures) are not checked.
+ */
+export function refuseUndeclaredConsumers(
+  service: string,
+  handlers: readonly NamedRegistration[],
+  contracts: Readonly<
+    Record<string, { readonly consumers: readonly ConsumerContract[] }>
+  > = ServiceKafkaContracts,
+): void {
+  const contract = contracts[service];
+  if (contract === undefined) return;
+  const declared = new Set(contract.consumers.map((c) => slot(c.groupId, c.topic.name)));
+  const present = new Set(handlers.map((h) => slot(h.options.groupId, h.options.topic.name)));
+  const missing = [...declared].filter((s) => !present.has(s));
+  if (missing.length > 0)
+    throw new CodedError(
+      'KAFKA_HANDLER_MISSING',
+      `${service} declares consumers with no handler: ${missing.join(', ')}`,
+    );
+  const undeclared = handlers.filter((h) => !declared.has(slot(h.options.groupId, h.options.topic.name)));
+  if (undeclared.length > 0)
+    throw new CodedError(
+      'KAFKA_HANDLER_UNDECLARED',
+      `${service} has handlers its contract (ServiceKafkaContracts) does not declare: ` +
+        undeclared.map((h) => `${h.name} (${slot(h.options.groupId, h.options.topic.name)})`).join(', '),
+    );
+}
