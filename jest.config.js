@@ -13,6 +13,8 @@ const moduleNameMapper = { '^@ums/(contracts|domain|platform|testing)$': '<rootD
 // after the rest (UMS_TEST_PHASE=solo, then =main before it): the chaos test loads both cores for minutes,
 // and the rate and latency suites beside other suites measured a starved machine (p99 308 -> 544 ms).
 const phase = process.env.UMS_TEST_PHASE;
+/** An ignore pattern matching exactly one suite's path. */
+const pathPattern = (/** @type {string} */ path) => `/${path.replace(/\./g, '\\.')}$`;
 const SOLO = [
   'tools/chaos/pipeline-chaos.e2e-spec.ts',
   'apps/notification-sender/src/sending/sending-rates.e2e-spec.ts',
@@ -39,7 +41,7 @@ const testPathIgnorePatterns = [
   '/node_modules/',
   '/dist/',
   '/.cache/',
-  ...(phase === 'main' ? SOLO.map((path) => `/${path.replace(/\./g, '\\.')}$`) : []),
+  ...(phase === 'main' ? SOLO.map(pathPattern) : []),
 ];
 const common = {
   rootDir: __dirname,
@@ -66,10 +68,7 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testPathIgnorePatterns: [
-        ...testPathIgnorePatterns,
-        ...REDIS_CLUSTER_ONLY.map((path) => `/${path.replace(/\./g, '\\.')}$`),
-      ],
+      testPathIgnorePatterns: [...testPathIgnorePatterns, ...REDIS_CLUSTER_ONLY.map(pathPattern)],
       testMatch:
         phase === 'solo'
           ? SOLO.map((path) => `<rootDir>/${path}`)

@@ -70,9 +70,15 @@ const WINDOW_PASSED: SendResult = {
   ambiguous: false,
 };
 
+/** A grant's slots on this process's clock (`performance.now()`), in order. */
+function slotTimes(grant: AcquireResult): number[] {
+  return grant.slotsMs.map((slotMs) => grant.decidedAt + slotMs);
+}
+
 /** Each id's slot (`performance.now()`): the grant's, in order. */
 function slotsOf(ids: readonly string[], grant: AcquireResult): Map<string, number> {
-  return new Map(ids.map((id, i) => [id, grant.decidedAt + (grant.slotsMs[i] ?? 0)]));
+  const times = slotTimes(grant);
+  return new Map(ids.map((id, i) => [id, times[i] ?? grant.decidedAt]));
 }
 
 /** A message that was never put on the wire (see NOT_SENT_CODES). */
@@ -508,7 +514,7 @@ export class SendBatchService implements BeforeApplicationShutdown {
           this.tokenRequest(batch, credential, count - slots.length),
           signal,
         );
-        slots.push(...grant.slotsMs.map((slotMs) => grant.decidedAt + slotMs));
+        slots.push(...slotTimes(grant));
       } catch (error: unknown) {
         if (this.shutdown.signal.aborted) {
           return [...slots, ...new Array<number>(count - slots.length).fill(performance.now())];

@@ -5,7 +5,7 @@ import { ServiceInfo } from '../bootstrap/service-info';
 import { KafkaConfig } from '../config/common.config';
 import { CodedError } from '../errors/coded-error';
 import { HealthRegistry } from '../health/health-registry';
-import { refuseUndeclaredConsumers } from './consumer-contract.check';
+import { consumerSlot, refuseUndeclaredConsumers } from './consumer-contract.check';
 import type { ConsumeTopicOptions } from './consume-topic.decorator';
 import type { MessageHandler } from './consumed-message';
 import { KafkaAdmin } from './kafka-admin.service';
@@ -59,7 +59,7 @@ export class KafkaConsumers implements ConsumerRunner, BeforeApplicationShutdown
       const consumedTiers = h.options.consumeRetryTiers === false ? [] : (h.options.retryTiers ?? []);
       const topics = [h.options.topic, ...consumedTiers];
       for (const topic of topics) {
-        const slot = `${h.options.groupId} <- ${topic.name}`;
+        const slot = consumerSlot(h.options.groupId, topic.name);
         const other = seen.get(slot);
         if (other !== undefined) {
           throw new CodedError(

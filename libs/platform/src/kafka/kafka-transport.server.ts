@@ -6,6 +6,7 @@ import {
 import { lastValueFrom } from 'rxjs';
 import { CodedError } from '../errors/coded-error';
 import { CONSUME_TOPIC_EXTRA, type ConsumeTopicOptions } from './consume-topic.decorator';
+import { consumerSlot } from './consumer-contract.check';
 import type { ConsumedMessage } from './consumed-message';
 import type { ConsumerRegistration } from './kafka-consumers.service';
 import { KafkaChunkContext } from './kafka-chunk.context';
@@ -80,10 +81,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         'KAFKA_DUPLICATE_HANDLER',
         `Topic ${options.topic.name} has two handlers in group ${options.groupId}`,
       );
-    const name = `${options.groupId} <- ${options.topic.name}`;
     return {
       options,
-      name,
+      name: consumerSlot(options.groupId, options.topic.name),
       handler: async (messages: readonly ConsumedMessage<object>[]): Promise<void> => {
         const result: unknown = await handler(messages, new KafkaChunkContext(messages, options));
         await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
