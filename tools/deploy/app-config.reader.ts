@@ -10,7 +10,7 @@ export interface ConfigVariable {
   readonly configClass: string;
 }
 
-/** What a program (an app, or a tool such as migrate) reads from its environment, from its source. */
+/** What a program (an app, or a job such as migrate) reads from its environment, from its source. */
 export interface ProgramConfig {
   readonly program: string;
   readonly configClasses: readonly string[];
@@ -159,14 +159,17 @@ export function readAppConfig(root: string, app: string): ProgramConfig {
   return programConfig(app, classes, resolveClasses(root, classes, hints));
 }
 
-/** A tool's variables: the classes its entry point passes to loadConfig (tools/<tool>.ts). */
-export function readToolConfig(root: string, tool: string): ProgramConfig {
-  const source = readFileSync(join(root, 'tools', `${tool}.ts`), 'utf8');
+/**
+ * A command's variables (a job such as migrate): the classes its source file, relative to the root,
+ * passes to loadConfig.
+ */
+export function readCommandConfig(root: string, command: string, sourceFile: string): ProgramConfig {
+  const source = readFileSync(join(root, sourceFile), 'utf8');
   const classes = [
     ...new Set([...source.matchAll(/loadConfigs?\(\s*(\w+Config)\b/g)].map((m) => m[1] ?? '')),
   ];
-  if (classes.length === 0) throw new Error(`tools/${tool}.ts loads no config class`);
-  return programConfig(tool, classes, resolveClasses(root, classes, []));
+  if (classes.length === 0) throw new Error(`${sourceFile} loads no config class`);
+  return programConfig(command, classes, resolveClasses(root, classes, []));
 }
 
 /** Variables Node reads itself, not the program: a container may set them whatever its config classes. */

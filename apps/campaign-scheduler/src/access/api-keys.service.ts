@@ -11,6 +11,7 @@ import {
   PrincipalResolver,
   requireTenant,
 } from '@ums/platform';
+import { ApiKeyErrorCode } from '@ums/contracts';
 import type { CreateApiKeyDto } from './api-key.dto';
 import { type ApiKeyView, type CreatedApiKeyView, toApiKeyView } from './api-key.view';
 
@@ -30,7 +31,7 @@ export class ApiKeysService {
     const beyond = scopes.filter((scope: Scope) => !principal.scopes.has(scope));
     if (beyond.length > 0) {
       throw new ForbiddenError(
-        'API_KEY_SCOPE_BEYOND_CALLER',
+        ApiKeyErrorCode.ScopeBeyondCaller,
         `A key cannot get scopes its creator lacks: ${beyond.join(', ')}`,
         {
           scopes: beyond,
@@ -43,7 +44,7 @@ export class ApiKeysService {
       (expiresAt.getTime() <= now.getTime() || expiresAt.getTime() - now.getTime() > MAX_LIFETIME_MS)
     ) {
       throw InvalidInputError.field(
-        'API_KEY_EXPIRY_INVALID',
+        ApiKeyErrorCode.ExpiryInvalid,
         'expiresAt',
         'must be in the future and within 10 years',
       );
@@ -75,14 +76,14 @@ export class ApiKeysService {
 
   async get(principal: Principal, id: string): Promise<ApiKeyView> {
     const record = await this.keys.find(id, principal.tenantId);
-    if (record === undefined) throw new NotFoundError('API_KEY_NOT_FOUND', `API key ${id} not found`);
+    if (record === undefined) throw new NotFoundError(ApiKeyErrorCode.NotFound, `API key ${id} not found`);
     return toApiKeyView(record);
   }
 
   /** Revokes the key: this replica refuses it at once, the others within AUTH_KEY_CACHE_MS. */
   async revoke(principal: Principal, id: string): Promise<ApiKeyView> {
     if (!(await this.keys.revoke(id, principal.tenantId))) {
-      throw new NotFoundError('API_KEY_NOT_FOUND', `API key ${id} not found`);
+      throw new NotFoundError(ApiKeyErrorCode.NotFound, `API key ${id} not found`);
     }
     this.resolver.forget();
     return this.get(principal, id);

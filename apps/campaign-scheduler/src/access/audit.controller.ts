@@ -1,17 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { Scope } from '@ums/contracts';
-import {
-  AuditEventsRepository,
-  Caller,
-  type Principal,
-  Requires,
-  type StoredAuditEvent,
-} from '@ums/platform';
+import { type AuditEventPage, Scope } from '@ums/contracts';
+import { AuditEventsRepository, Caller, type Principal, Requires } from '@ums/platform';
 import { ListAuditEventsDto } from './audit.dto';
-
-export interface AuditEventView extends Omit<StoredAuditEvent, 'occurredAt'> {
-  readonly occurredAt: string;
-}
 
 /** The audit trail of the caller's tenant (the operator: every tenant's, or the X-Ums-Tenant one's). */
 @Controller('v1/audit-events')
@@ -20,10 +10,7 @@ export class AuditController {
 
   @Requires(Scope.AuditRead)
   @Get()
-  async list(
-    @Caller() principal: Principal,
-    @Query() query: ListAuditEventsDto,
-  ): Promise<{ items: AuditEventView[]; next: string | null }> {
+  async list(@Caller() principal: Principal, @Query() query: ListAuditEventsDto): Promise<AuditEventPage> {
     const events = await this.events.list({
       tenant: principal.tenantId,
       limit: query.limit,

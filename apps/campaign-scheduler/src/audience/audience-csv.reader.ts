@@ -16,6 +16,7 @@ import {
   windows1252Refusal,
 } from '@ums/domain';
 import { InvalidInputError } from '@ums/platform';
+import { AudienceErrorCode } from '@ums/contracts';
 
 /** One CSV record with the physical line (1-based) it starts on. */
 export interface CsvRow {
@@ -385,13 +386,17 @@ export async function readCsvRows(
   } catch (error: unknown) {
     if (!(error instanceof CsvError)) throw error;
     if (!state.tooLarge) {
-      throw InvalidInputError.field('AUDIENCE_CSV_MALFORMED', 'file', `malformed CSV: ${error.message}`);
+      throw InvalidInputError.field(
+        AudienceErrorCode.CsvMalformed,
+        'file',
+        `malformed CSV: ${error.message}`,
+      );
     }
   }
   if (state.unreadable !== undefined) {
     const { line, reason } = state.unreadable;
     throw new InvalidInputError(
-      'AUDIENCE_ENCODING_INVALID',
+      AudienceErrorCode.EncodingInvalid,
       `The file cannot be read from line ${line}: ${reason}`,
       [{ field: 'file', reason: `line ${line}: ${reason}` }],
       { line },

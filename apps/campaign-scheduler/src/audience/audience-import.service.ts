@@ -25,6 +25,7 @@ import {
   TooLargeError,
   UnavailableError,
 } from '@ums/platform';
+import { AudienceErrorCode, CampaignErrorCode, describeFailure, HttpErrorCode } from '@ums/contracts';
 import { AudienceConfig } from './audience.config';
 import { MAX_INLINE_RECIPIENTS } from './audience.dto';
 import { type AudienceCampaign, AudienceRepository } from './audience.repository';
@@ -45,12 +46,15 @@ interface ImportTarget {
   readonly normalize: AddressNormalizer;
 }
 
-/** Why an import stopped, as stored in audience_imports.error: a code, then the message. */
-function describeFailure(error: unknown): string {
-  if (error instanceof CodedError) return `${error.code}: ${error.message}`;
+/** Why an import stopped, as stored in audience_imports.error (one column: see describeFailure). */
+function importFailure(error: unknown): string {
+  if (error instanceof CodedError) return describeFailure(error.code, error.message);
   // Network and undici errors carry their own codes (ECONNREFUSED, UND_ERR_BODY_TIMEOUT...).
   const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
-  return `${typeof code === 'string' && code !== '' ? code : 'UNEXPECTED'}: ${errorMessage(error)}`;
+  return describeFailure(
+    typeof code === 'string' && code !== '' ? code : HttpErrorCode.Unexpected,
+    errorMessage(error),
+  );
 }
 
 function describeRecipient(recipient: RecipientInput): string {
@@ -107,7 +111,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
   ): Promise<ImportSummary> {
     if (recipients.length < 1 || recipients.length > MAX_INLINE_RECIPIENTS) {
       throw InvalidInputError.field(
-        'AUDIENCE_RECIPIENTS_INVALID',
+        AudienceErrorCode.RecipientsInvalid,
         'recipients',
         `must hold 1 to ${MAX_INLINE_RECIPIENTS} recipients, got ${recipients.length}`,
       );
@@ -160,10 +164,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
         // importFile records (and logs) its own failures; a fetch that failed is recorded here.
         if (error instanceof ImportFinishedError) return;
         await this.fail(importId, error);
-        this.logger.warn(
-          { campaignId, importId, error: describeFailure(error) },
-          'Audience URL import failed',
-        );
+        this.logger.warn({ campaignId, importId, error: importFailure(error) }, 'Audience URL import failed');
       }
     }).catch((error: unknown) => {
       this.logger.error(
@@ -227,8 +228,11 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
       const staleMs = this.config.AUDIENCE_IMPORT_STALE_MS;
       const abandoned = await this.repository.abandonStale(
         staleMs,
-        `ABANDONED: no sign of life for ${staleMs} ms; the process running it stopped. Rows landed so far ` +
-          'are kept: import again to add the rest (duplicates are skipped)',
+        describeFailure(
+          AudienceErrorCode.ImportAbandoned,
+          `no sign of life for ${staleMs} ms; the process running it stopped. Rows landed so far ` +
+            'are kept: import again to add the rest (duplicates are skipped)',
+        ),
       );
       if (abandoned > 0) this.logger.warn({ abandoned }, 'Marked abandoned audience imports FAILED');
     } catch (error: unknown) {
@@ -281,12 +285,12 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
       );
       if (tooLarge) {
         failure = new TooLargeError(
-          'AUDIENCE_TOO_LARGE',
+          AudienceErrorCode.TooLarge,
           `The audience file is larger than AUDIENCE_MAX_BYTES (${this.config.AUDIENCE_MAX_BYTES} bytes); ` +
             'the rows within that size were imported',
         );
       } else if (layout === undefined) {
-        failure = new InvalidInputError('AUDIENCE_HEADER_INVALID', 'The file has no header line', [
+        failure = new InvalidInputError(AudienceErrorCode.HeaderInvalid, 'The file has no header line', [
           { field: 'header', reason: 'the file is empty or has only blank lines' },
         ]);
       }
@@ -333,7 +337,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
         this.logger.error({ err: error, importId: writer.importId }, 'Could not land the last audience rows');
     }
     const counters = writer.counters;
-    const error = outcome === undefined ? null : describeFailure(outcome);
+    const error = outcome === undefined ? null : importFailure(outcome);
     try {
       await this.repository.finish(writer.importId, error === null ? 'COMPLETED' : 'FAILED', counters, error);
     } finally {
@@ -358,7 +362,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
         importId,
         'FAILED',
         { read: 0, accepted: 0, rejected: 0, duplicate: 0 },
-        describeFailure(this.publicError(error)),
+        importFailure(this.publicError(error)),
       );
     } finally {
       this.live.delete(importId);
@@ -385,7 +389,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
 
   private shuttingDown(): UnavailableError {
     return new UnavailableError(
-      'SERVICE_SHUTTING_DOWN',
+      HttpErrorCode.ServiceShuttingDown,
       'The service is shutting down; rows landed so far are kept: import again to add the rest ' +
         '(duplicates are skipped)',
     );
@@ -401,7 +405,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
   private layoutOf(header: readonly string[], target: ImportTarget): AudienceLayout {
     const analysis = analyzeAudienceHeader(header, target.campaign.channel, target.variables);
     if (analysis.ok) return analysis.layout;
-    if (analysis.code === 'AUDIENCE_HEADER_INVALID') {
+    if (analysis.code === AudienceErrorCode.HeaderInvalid) {
       throw new InvalidInputError(
         analysis.code,
         `The header line is not usable: ${analysis.problems.join('; ')}`,
@@ -420,7 +424,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
   private async existingCampaign(campaignId: string, tenant: TenantFilter): Promise<AudienceCampaign> {
     const campaign = await this.repository.campaign(campaignId, tenant);
     if (campaign === undefined) {
-      throw new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${campaignId} does not exist`);
+      throw new NotFoundError(CampaignErrorCode.NotFound, `Campaign ${campaignId} does not exist`);
     }
     return campaign;
   }
@@ -434,7 +438,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
     if (view === undefined) {
       await this.existingCampaign(campaignId, tenant);
       throw new NotFoundError(
-        'AUDIENCE_IMPORT_NOT_FOUND',
+        AudienceErrorCode.ImportNotFound,
         `Campaign ${campaignId} has no audience import ${importId}`,
       );
     }
@@ -451,19 +455,22 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
     const campaign = await this.existingCampaign(campaignId, tenant);
     if (!canImportAudience(campaign.state)) {
       throw new ConflictError(
-        'CAMPAIGN_NOT_EDITABLE',
+        CampaignErrorCode.NotEditable,
         `The audience of a ${campaign.state} campaign cannot change`,
       );
     }
     const template: unknown =
       typeof campaign.template === 'string' ? JSON.parse(campaign.template) : campaign.template;
     if (typeof template !== 'object' || template === null || Array.isArray(template)) {
-      throw new ConflictError('CAMPAIGN_TEMPLATE_INVALID', `Campaign ${campaignId} has no usable template`);
+      throw new ConflictError(
+        CampaignErrorCode.TemplateUnusable,
+        `Campaign ${campaignId} has no usable template`,
+      );
     }
     const variables = templateVariables(template as TemplateContent);
     if (!variables.ok) {
       throw new ConflictError(
-        'CAMPAIGN_TEMPLATE_INVALID',
+        CampaignErrorCode.TemplateUnusable,
         `Campaign ${campaignId} has an invalid template: ${variables.field}: ${variables.reason}`,
       );
     }
@@ -472,7 +479,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
       country = phoneCountry(campaign.defaultCountry);
       if (country === undefined) {
         throw new ConflictError(
-          'CAMPAIGN_DEFAULT_COUNTRY_INVALID',
+          CampaignErrorCode.DefaultCountryInvalid,
           `Campaign ${campaignId} has default country ${campaign.defaultCountry}, which has no phone numbering plan`,
         );
       }

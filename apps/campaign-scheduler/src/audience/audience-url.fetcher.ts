@@ -2,6 +2,7 @@ import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { createOutboundAgent, createPublicOnlyAgent, InvalidInputError, TooLargeError } from '@ums/platform';
 import type { Readable } from 'node:stream';
 import { type Agent, request } from 'undici';
+import { AudienceErrorCode } from '@ums/contracts';
 import { AudienceConfig } from './audience.config';
 
 /** The URL of an audience file, checked before anything is fetched: http or https only. */
@@ -10,10 +11,14 @@ export function parseAudienceUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw InvalidInputError.field('AUDIENCE_URL_INVALID', 'url', 'must be an absolute http or https URL');
+    throw InvalidInputError.field(
+      AudienceErrorCode.UrlInvalid,
+      'url',
+      'must be an absolute http or https URL',
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw InvalidInputError.field('AUDIENCE_URL_INVALID', 'url', 'must use http or https');
+    throw InvalidInputError.field(AudienceErrorCode.UrlInvalid, 'url', 'must use http or https');
   }
   return url;
 }
@@ -55,7 +60,7 @@ export class AudienceUrlFetcher implements BeforeApplicationShutdown {
         statusCode >= 300 && statusCode < 400
           ? `answered a redirect (HTTP ${statusCode}${location}); redirects are not followed`
           : `answered HTTP ${statusCode}`;
-      throw new InvalidInputError('AUDIENCE_URL_FAILED', `The audience URL ${reason}`, [
+      throw new InvalidInputError(AudienceErrorCode.UrlFailed, `The audience URL ${reason}`, [
         { field: 'url', reason },
       ]);
     }
@@ -63,7 +68,7 @@ export class AudienceUrlFetcher implements BeforeApplicationShutdown {
     if (Number.isFinite(length) && length > this.config.AUDIENCE_MAX_BYTES) {
       await body.dump();
       throw new TooLargeError(
-        'AUDIENCE_TOO_LARGE',
+        AudienceErrorCode.TooLarge,
         `The audience file has ${length} bytes; at most ${this.config.AUDIENCE_MAX_BYTES} are accepted`,
       );
     }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { Scope } from '@ums/contracts';
+import { AudienceErrorCode, Scope } from '@ums/contracts';
 import {
   Caller,
   InvalidInputError,
@@ -24,7 +24,7 @@ const FILE_FIELD = 'file';
 
 function fileMissing(): InvalidInputError {
   return InvalidInputError.field(
-    'AUDIENCE_FILE_MISSING',
+    AudienceErrorCode.FileMissing,
     FILE_FIELD,
     `send multipart/form-data with the CSV file in a file field named "${FILE_FIELD}"`,
   );

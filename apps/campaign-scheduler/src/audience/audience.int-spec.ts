@@ -875,7 +875,7 @@ describe('audience imports (service process)', () => {
     )) as { insertId: number };
     const orphan = await settled(campaignId, String(result.insertId));
     expect(orphan.state).toBe('FAILED');
-    expect(orphan.error).toMatch(/^ABANDONED: no sign of life for 2000 ms/);
+    expect(orphan.error).toMatch(/^AUDIENCE_IMPORT_ABANDONED: no sign of life for 2000 ms/);
   });
 
   // Last: it stops the main service process.

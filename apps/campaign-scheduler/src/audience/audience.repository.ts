@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel } from '@ums/contracts';
 import type { CampaignState } from '@ums/domain';
-import { isoOrNull, type TenantFilter } from '@ums/platform';
+import { isoOrNull, selectRows, type TenantFilter, writeRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type {
   AudienceImportView,
@@ -10,8 +10,6 @@ import type {
   RejectedLine,
   RejectView,
 } from './audience-import.view';
-
-type Row = Record<string, unknown>;
 
 /** What an import needs to know about its campaign. */
 export interface AudienceCampaign {
@@ -58,6 +56,46 @@ const JOINED_IMPORT_COLUMNS = IMPORT_COLUMNS.split(',')
   .join(', ');
 const OF_TENANT = '(? IS NULL OR c.tenant_id = ?)';
 
+interface AudienceCampaignRow {
+  readonly id: string;
+  readonly channel: Channel;
+  /** JSON: parsed on MySQL 8, its text on MariaDB (where JSON is LONGTEXT). */
+  readonly template: unknown;
+  readonly default_country: string | null;
+  readonly state: CampaignState;
+}
+
+/** import_id and line_no are BIGINT: strings. */
+interface ExistingContactRow {
+  readonly address: string;
+  readonly import_id: string | null;
+  readonly line_no: string | null;
+}
+
+/** An `audience_imports` row as IMPORT_COLUMNS selects it (the id and counters are BIGINT: strings). */
+interface ImportRow {
+  readonly id: string;
+  readonly campaign_id: string;
+  readonly source: ImportSource;
+  readonly state: ImportState;
+  readonly rows_read: string;
+  readonly rows_accepted: string;
+  readonly rows_rejected: string;
+  readonly rows_duplicate: string;
+  readonly error: string | null;
+  readonly started_at: Date | null;
+  readonly finished_at: Date | null;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+/** An `audience_rejects` line (line_no is a BIGINT: a string). */
+interface RejectRow {
+  readonly line_no: string;
+  readonly reason: string;
+  readonly raw: string | null;
+}
+
 // audience_rejects.reason is VARCHAR(255) and raw VARCHAR(1024); error is TEXT (64 KiB).
 const MAX_REASON = 255;
 const MAX_RAW = 1024;
@@ -71,29 +109,31 @@ export class AudienceRepository {
 
   /** The campaign, when it exists and is the filter's tenant's (any tenant's for null). */
   async campaign(id: string, tenant: TenantFilter): Promise<AudienceCampaign | undefined> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<AudienceCampaignRow>(
+      this.dataSource,
       `SELECT id, channel, template, default_country, state FROM campaigns
         WHERE id = ? AND (? IS NULL OR tenant_id = ?)`,
       [id, tenant, tenant],
-    )) as Row[];
+    );
     const row = rows[0];
     if (row === undefined) return undefined;
     return {
-      id: String(row['id']),
-      channel: row['channel'] as Channel,
-      template: row['template'],
-      defaultCountry: row['default_country'] === null ? null : String(row['default_country']),
-      state: row['state'] as CampaignState,
+      id: row.id,
+      channel: row.channel,
+      template: row.template,
+      defaultCountry: row.default_country,
+      state: row.state,
     };
   }
 
   /** A new import, RUNNING from the start (the work begins as soon as the row exists). */
   async createImport(campaignId: string, source: ImportSource): Promise<string> {
-    const result = (await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `INSERT INTO audience_imports (campaign_id, source, state, started_at, updated_at)
        VALUES (?, ?, 'RUNNING', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
       [campaignId, source],
-    )) as { insertId: number | string };
+    );
     return String(result.insertId);
   }
 
@@ -118,7 +158,7 @@ export class AudienceRepository {
     // statement is then rolled back whole, so running it again is safe.
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = (await this.dataSource.query(sql, params)) as { affectedRows: number };
+        const result = await writeRows(this.dataSource, sql, params);
         return result.affectedRows;
       } catch (error: unknown) {
         if (attempt >= DEADLOCK_ATTEMPTS || (error as { errno?: unknown }).errno !== ER_LOCK_DEADLOCK)
@@ -130,14 +170,15 @@ export class AudienceRepository {
   /** The stored rows for these addresses, read through the (campaign_id, address) unique key. */
   async existingContacts(campaignId: string, addresses: readonly string[]): Promise<ExistingContact[]> {
     if (addresses.length === 0) return [];
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<ExistingContactRow>(
+      this.dataSource,
       'SELECT address, import_id, line_no FROM contacts WHERE campaign_id = ? AND address IN (?)',
       [campaignId, addresses],
-    )) as Row[];
+    );
     return rows.map((row) => ({
-      address: String(row['address']),
-      importId: row['import_id'] === null ? null : String(row['import_id']),
-      line: row['line_no'] === null ? null : Number(row['line_no']),
+      address: row.address,
+      importId: row.import_id,
+      line: row.line_no === null ? null : Number(row.line_no),
     }));
   }
 
@@ -151,7 +192,8 @@ export class AudienceRepository {
       params[p++] = truncate(reject.reason, MAX_REASON);
       params[p++] = reject.raw === null ? null : truncate(reject.raw, MAX_RAW);
     }
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `INSERT INTO audience_rejects (import_id, line_no, reason, raw) VALUES ${placeholders(rejects.length, 4)}`,
       params,
     );
@@ -159,7 +201,8 @@ export class AudienceRepository {
 
   /** Progress: the counters are absolute totals so far (one writer per import). */
   async updateProgress(importId: string, counters: ImportCounters): Promise<void> {
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `UPDATE audience_imports
           SET rows_read = ?, rows_accepted = ?, rows_rejected = ?, rows_duplicate = ?, updated_at = UTC_TIMESTAMP(3)
         WHERE id = ?`,
@@ -173,7 +216,8 @@ export class AudienceRepository {
     counters: ImportCounters,
     error: string | null,
   ): Promise<void> {
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `UPDATE audience_imports
           SET state = ?, error = ?, rows_read = ?, rows_accepted = ?, rows_rejected = ?, rows_duplicate = ?,
               finished_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
@@ -193,7 +237,8 @@ export class AudienceRepository {
   /** Shows that these imports are alive (their process runs them), see abandonStale. */
   async touchImports(importIds: readonly string[]): Promise<void> {
     if (importIds.length === 0) return;
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `UPDATE audience_imports SET updated_at = UTC_TIMESTAMP(3) WHERE id IN (?) AND state = 'RUNNING'`,
       [importIds],
     );
@@ -201,12 +246,13 @@ export class AudienceRepository {
 
   /** Fails RUNNING imports whose row was not touched for staleMs; returns how many. */
   async abandonStale(staleMs: number, error: string): Promise<number> {
-    const result = (await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `UPDATE audience_imports
           SET state = 'FAILED', error = ?, finished_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
         WHERE state = 'RUNNING' AND updated_at < DATE_SUB(UTC_TIMESTAMP(3), INTERVAL ? MICROSECOND)`,
       [error, staleMs * 1000],
-    )) as { affectedRows: number };
+    );
     return result.affectedRows;
   }
 
@@ -216,11 +262,12 @@ export class AudienceRepository {
     importId: string,
     tenant: TenantFilter,
   ): Promise<AudienceImportView | undefined> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<ImportRow>(
+      this.dataSource,
       `SELECT ${JOINED_IMPORT_COLUMNS} FROM audience_imports i JOIN campaigns c ON c.id = i.campaign_id
         WHERE i.id = ? AND i.campaign_id = ? AND ${OF_TENANT}`,
       [importId, campaignId, tenant, tenant],
-    )) as Row[];
+    );
     return rows[0] === undefined ? undefined : toView(rows[0]);
   }
 
@@ -231,12 +278,13 @@ export class AudienceRepository {
     limit: number,
     before?: string,
   ): Promise<AudienceImportView[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<ImportRow>(
+      this.dataSource,
       `SELECT ${JOINED_IMPORT_COLUMNS} FROM audience_imports i JOIN campaigns c ON c.id = i.campaign_id
         WHERE i.campaign_id = ? AND ${OF_TENANT} ${before === undefined ? '' : 'AND i.id < ?'}
         ORDER BY i.id DESC LIMIT ?`,
       [campaignId, tenant, tenant, ...(before === undefined ? [] : [before]), limit],
-    )) as Row[];
+    );
     return rows.map(toView);
   }
 
@@ -247,32 +295,30 @@ export class AudienceRepository {
     tenant: TenantFilter,
     page: { readonly afterLine: number; readonly limit: number },
   ): Promise<RejectView[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<RejectRow>(
+      this.dataSource,
       `SELECT r.line_no, r.reason, r.raw FROM audience_rejects r
          JOIN audience_imports i ON i.id = r.import_id JOIN campaigns c ON c.id = i.campaign_id
         WHERE r.import_id = ? AND i.campaign_id = ? AND ${OF_TENANT} AND r.line_no > ?
         ORDER BY r.line_no LIMIT ?`,
       [importId, campaignId, tenant, tenant, page.afterLine, page.limit],
-    )) as Row[];
+    );
     return rows.map(toReject);
   }
 
   /** The first rejects of an import this service just ran or already found for the caller. */
   async firstRejects(importId: string, limit: number): Promise<RejectedLine[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<RejectRow>(
+      this.dataSource,
       `SELECT line_no, reason, raw FROM audience_rejects WHERE import_id = ? ORDER BY line_no LIMIT ?`,
       [importId, limit],
-    )) as Row[];
+    );
     return rows.map(toReject).map(({ line, reason }) => ({ line, reason }));
   }
 }
 
-function toReject(row: Row): RejectView {
-  return {
-    line: Number(row['line_no']),
-    reason: String(row['reason']),
-    raw: row['raw'] === null ? null : String(row['raw']),
-  };
+function toReject(row: RejectRow): RejectView {
+  return { line: Number(row.line_no), reason: row.reason, raw: row.raw };
 }
 
 function placeholders(rows: number, columns: number): string {
@@ -284,20 +330,20 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
 }
 
-function toView(row: Row): AudienceImportView {
+function toView(row: ImportRow): AudienceImportView {
   return {
-    id: String(row['id']),
-    campaignId: String(row['campaign_id']),
-    source: row['source'] as ImportSource,
-    state: row['state'] as ImportState,
-    rowsRead: Number(row['rows_read']),
-    rowsAccepted: Number(row['rows_accepted']),
-    rowsRejected: Number(row['rows_rejected']),
-    rowsDuplicate: Number(row['rows_duplicate']),
-    error: row['error'] === null ? null : String(row['error']),
-    startedAt: isoOrNull(row['started_at']),
-    finishedAt: isoOrNull(row['finished_at']),
-    createdAt: isoOrNull(row['created_at']) ?? '',
-    updatedAt: isoOrNull(row['updated_at']) ?? '',
+    id: row.id,
+    campaignId: row.campaign_id,
+    source: row.source,
+    state: row.state,
+    rowsRead: Number(row.rows_read),
+    rowsAccepted: Number(row.rows_accepted),
+    rowsRejected: Number(row.rows_rejected),
+    rowsDuplicate: Number(row.rows_duplicate),
+    error: row.error,
+    startedAt: isoOrNull(row.started_at),
+    finishedAt: isoOrNull(row.finished_at),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
   };
 }

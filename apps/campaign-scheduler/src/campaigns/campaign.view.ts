@@ -1,30 +1,20 @@
-import type { Channel } from '@ums/contracts';
+import type {
+  CampaignDetailView as ApiCampaignDetailView,
+  CampaignScheduleView,
+  CampaignView as ApiCampaignView,
+} from '@ums/contracts';
 import type { CampaignState, TemplateContent } from '@ums/domain';
-import type { RunView } from '../runs/run.view';
 import type { ScheduleKind } from './create-campaign.dto';
 
-export interface CampaignView {
-  readonly id: string;
-  readonly tenantId: string;
-  readonly name: string;
-  readonly channel: Channel;
-  readonly credentialId: string;
+/**
+ * The campaign views of libs/contracts/src/api (shared with the operator CLI), with the state, content
+ * and schedule kind typed as the domain knows them.
+ */
+export interface CampaignView extends ApiCampaignView {
   readonly template: TemplateContent;
-  readonly defaultCountry: string | null;
-  readonly schedule: {
-    readonly kind: ScheduleKind;
-    readonly at: string | null;
-    readonly cron: string | null;
-    readonly timeZone: string;
-  };
-  readonly nextFireAt: string | null;
+  readonly schedule: CampaignScheduleView & { readonly kind: ScheduleKind };
   readonly state: CampaignState;
-  readonly createdAt: string;
-  readonly updatedAt: string;
 }
 
-export interface CampaignDetailView extends CampaignView {
-  readonly audienceSize: number;
-  /** Newest first, at most 20; the runs endpoint pages through all of them. */
-  readonly runs: readonly RunView[];
-}
+export interface CampaignDetailView
+  extends CampaignView, Pick<ApiCampaignDetailView, 'audienceSize' | 'runs'> {}

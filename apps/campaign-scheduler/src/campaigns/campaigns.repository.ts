@@ -1,12 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import type { Channel } from '@ums/contracts';
+import { type Channel, CredentialErrorCode } from '@ums/contracts';
 import type { CampaignState, TemplateContent } from '@ums/domain';
-import { isoOrNull as iso, jsonColumn, type TenantFilter } from '@ums/platform';
+import {
+  isoOrNull as iso,
+  jsonColumn,
+  NotFoundError,
+  selectRows,
+  type TenantFilter,
+  writeRows,
+} from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { CampaignView } from './campaign.view';
 import type { ScheduleKind } from './create-campaign.dto';
-
-type Row = Record<string, unknown>;
 
 export interface NewCampaign {
   readonly id: string;
@@ -31,23 +36,58 @@ export interface CredentialSummary {
 const COLUMNS = `id, tenant_id, name, channel, credential_id, template, default_country, schedule_kind, schedule_at,
   cron_expression, time_zone, next_fire_at, state, created_at, updated_at`;
 
+/** A `campaigns` row as COLUMNS selects it. */
+interface CampaignRow {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly name: string;
+  readonly channel: Channel;
+  readonly credential_id: string;
+  /** JSON: parsed on MySQL 8, its text on MariaDB (where JSON is LONGTEXT). */
+  readonly template: unknown;
+  readonly default_country: string | null;
+  readonly schedule_kind: ScheduleKind;
+  readonly schedule_at: Date | null;
+  readonly cron_expression: string | null;
+  readonly time_zone: string;
+  readonly next_fire_at: Date | null;
+  readonly state: CampaignState;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+interface CredentialSummaryRow {
+  readonly tenant_id: string;
+  readonly channel: Channel;
+}
+
+interface IdRow {
+  readonly id: string;
+}
+
+/** COUNT(*) is a BIGINT: a string. */
+interface CountRow {
+  readonly n: string;
+}
+
 @Injectable()
 export class CampaignsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async credential(id: string): Promise<CredentialSummary | undefined> {
-    const rows = (await this.dataSource.query('SELECT tenant_id, channel FROM credentials WHERE id = ?', [
-      id,
-    ])) as Row[];
+    const rows = await selectRows<CredentialSummaryRow>(
+      this.dataSource,
+      'SELECT tenant_id, channel FROM credentials WHERE id = ?',
+      [id],
+    );
     const row = rows[0];
-    return row === undefined
-      ? undefined
-      : { tenantId: String(row['tenant_id']), channel: row['channel'] as Channel };
+    return row === undefined ? undefined : { tenantId: row.tenant_id, channel: row.channel };
   }
 
   /** Inserts once per (tenant, source request): a repeated bulk request finds the first campaign. */
   async insert(manager: EntityManager, c: NewCampaign): Promise<{ id: string; created: boolean }> {
-    const result = (await manager.query(
+    const result = await writeRows(
+      manager,
       `INSERT IGNORE INTO campaigns (id, tenant_id, name, channel, credential_id, template, default_country,
          schedule_kind, schedule_at, cron_expression, time_zone, state, source_request_id, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'DRAFT', ?, UTC_TIMESTAMP(3))`,
@@ -65,13 +105,21 @@ export class CampaignsRepository {
         c.timeZone,
         c.sourceRequestId,
       ],
-    )) as { affectedRows: number };
-    if (result.affectedRows === 1 || c.sourceRequestId === null) return { id: c.id, created: true };
-    const rows = (await manager.query(
-      'SELECT id FROM campaigns WHERE tenant_id = ? AND source_request_id = ?',
-      [c.tenantId, c.sourceRequestId],
-    )) as Row[];
-    return { id: String(rows[0]?.['id']), created: false };
+    );
+    if (result.affectedRows === 1) return { id: c.id, created: true };
+    const rows =
+      c.sourceRequestId === null
+        ? []
+        : await selectRows<IdRow>(
+            manager,
+            'SELECT id FROM campaigns WHERE tenant_id = ? AND source_request_id = ?',
+            [c.tenantId, c.sourceRequestId],
+          );
+    const existing = rows[0];
+    // INSERT IGNORE also turns a foreign-key failure into a warning: the credential is gone.
+    if (existing === undefined)
+      throw new NotFoundError(CredentialErrorCode.NotFound, `Credential ${c.credentialId} not found`);
+    return { id: String(existing.id), created: false };
   }
 
   /** The campaign, when it exists and is the filter's tenant's (any tenant's for null). */
@@ -80,19 +128,21 @@ export class CampaignsRepository {
     tenant: TenantFilter,
     manager: EntityManager | DataSource = this.dataSource,
   ): Promise<CampaignView | undefined> {
-    const rows = (await manager.query(
+    const rows = await selectRows<CampaignRow>(
+      manager,
       `SELECT ${COLUMNS} FROM campaigns WHERE id = ? AND (? IS NULL OR tenant_id = ?)`,
       [id, tenant, tenant],
-    )) as Row[];
+    );
     return rows[0] === undefined ? undefined : toView(rows[0]);
   }
 
   /** find, with the row locked for the transaction. */
   async lock(manager: EntityManager, id: string, tenant: TenantFilter): Promise<CampaignView | undefined> {
-    const rows = (await manager.query(
+    const rows = await selectRows<CampaignRow>(
+      manager,
       `SELECT ${COLUMNS} FROM campaigns WHERE id = ? AND (? IS NULL OR tenant_id = ?) FOR UPDATE`,
       [id, tenant, tenant],
-    )) as Row[];
+    );
     return rows[0] === undefined ? undefined : toView(rows[0]);
   }
 
@@ -108,18 +158,21 @@ export class CampaignsRepository {
       where.push('id > ?');
       params.push(after);
     }
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<CampaignRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM campaigns ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`,
       [...params, limit],
-    )) as Row[];
+    );
     return rows.map(toView);
   }
 
   async audienceSize(id: string): Promise<number> {
-    const rows = (await this.dataSource.query('SELECT COUNT(*) AS n FROM contacts WHERE campaign_id = ?', [
-      id,
-    ])) as Row[];
-    return Number(rows[0]?.['n'] ?? 0);
+    const rows = await selectRows<CountRow>(
+      this.dataSource,
+      'SELECT COUNT(*) AS n FROM contacts WHERE campaign_id = ?',
+      [id],
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   async setState(
@@ -128,7 +181,8 @@ export class CampaignsRepository {
     state: CampaignState,
     nextFireAt?: Date | null,
   ): Promise<void> {
-    await manager.query(
+    await writeRows(
+      manager,
       `UPDATE campaigns SET state = ?, ${nextFireAt === undefined ? '' : 'next_fire_at = ?, '}updated_at = UTC_TIMESTAMP(3)
         WHERE id = ?`,
       nextFireAt === undefined ? [state, id] : [state, nextFireAt, id],
@@ -136,25 +190,24 @@ export class CampaignsRepository {
   }
 }
 
-function toView(row: Row): CampaignView {
-  const template = jsonColumn(row['template']);
+function toView(row: CampaignRow): CampaignView {
   return {
-    id: String(row['id']),
-    tenantId: String(row['tenant_id']),
-    name: String(row['name']),
-    channel: row['channel'] as Channel,
-    credentialId: String(row['credential_id']),
-    template: template as TemplateContent,
-    defaultCountry: row['default_country'] === null ? null : String(row['default_country']),
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    channel: row.channel,
+    credentialId: row.credential_id,
+    template: jsonColumn(row.template) as TemplateContent,
+    defaultCountry: row.default_country,
     schedule: {
-      kind: row['schedule_kind'] as ScheduleKind,
-      at: iso(row['schedule_at']),
-      cron: row['cron_expression'] === null ? null : String(row['cron_expression']),
-      timeZone: String(row['time_zone']),
+      kind: row.schedule_kind,
+      at: iso(row.schedule_at),
+      cron: row.cron_expression,
+      timeZone: row.time_zone,
     },
-    nextFireAt: iso(row['next_fire_at']),
-    state: row['state'] as CampaignState,
-    createdAt: iso(row['created_at']) as string,
-    updatedAt: iso(row['updated_at']) as string,
+    nextFireAt: iso(row.next_fire_at),
+    state: row.state,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
   };
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Channel, RunState } from '@ums/contracts';
+import { CampaignErrorCode, Channel, CredentialErrorCode, RunState } from '@ums/contracts';
 import {
   CampaignEvent,
   CampaignState,
@@ -84,7 +84,8 @@ export class CampaignsService {
   async createFromApi(input: CampaignInput): Promise<CampaignView> {
     if (input.schedule.kind !== ScheduleKind.At) return this.create(input);
     const check = checkOneOffTime(input.schedule.at ?? '', await this.runs.dbNow());
-    if (!check.ok) throw InvalidInputError.field('SCHEDULE_INVALID', 'schedule.at', check.reason);
+    if (!check.ok)
+      throw InvalidInputError.field(CampaignErrorCode.ScheduleInvalid, 'schedule.at', check.reason);
     return this.create({ ...input, schedule: { ...input.schedule, at: check.at.toISOString() } });
   }
 
@@ -118,14 +119,14 @@ export class CampaignsService {
     const credential = await this.campaigns.credential(credentialId);
     if (credential === undefined || credential.tenantId !== tenantId) {
       throw InvalidInputError.field(
-        'CREDENTIAL_NOT_FOUND',
+        CredentialErrorCode.NotFound,
         'credentialId',
         `no credential ${credentialId} for tenant ${tenantId}`,
       );
     }
     if (credential.channel !== channel) {
       throw InvalidInputError.field(
-        'CREDENTIAL_CHANNEL_MISMATCH',
+        CredentialErrorCode.ChannelMismatch,
         'credentialId',
         `credential ${credentialId} sends ${credential.channel}, not ${channel}`,
       );
@@ -191,7 +192,7 @@ export class CampaignsService {
 }
 
 function campaignNotFound(id: string): NotFoundError {
-  return new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${id} not found`);
+  return new NotFoundError(CampaignErrorCode.NotFound, `Campaign ${id} not found`);
 }
 
 function checkTemplate(channel: Channel, template: TemplateContent): TemplateContent {
@@ -213,7 +214,7 @@ function checkTemplate(channel: Channel, template: TemplateContent): TemplateCon
   }
   if (fields.length > 0) {
     throw new InvalidInputError(
-      'TEMPLATE_INVALID',
+      CampaignErrorCode.TemplateInvalid,
       fields.map((f) => `${f.field}: ${f.reason}`).join('; '),
       fields,
     );
@@ -239,7 +240,7 @@ function controlCharacterProblems(template: TemplateContent): FieldError[] {
 }
 
 function scheduleInvalid(field: string, reason: string): InvalidInputError {
-  return InvalidInputError.field('SCHEDULE_INVALID', `schedule.${field}`, reason);
+  return InvalidInputError.field(CampaignErrorCode.ScheduleInvalid, `schedule.${field}`, reason);
 }
 
 /** The time zone (any kind), the fields of the kind only, the cron expression or the one-off time. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel, Provider } from '@ums/contracts';
-import type { TenantFilter } from '@ums/platform';
+import { jsonColumn, selectRows, type TenantFilter, writeRows } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 
 export type CredentialSettings = Record<string, string | number | boolean>;
@@ -40,21 +40,23 @@ export type CredentialChanges = Pick<
   | 'tenantRateCapPerSec'
 >;
 
+/** A `credentials` row as COLUMNS selects it (the rates are INT UNSIGNED: numbers). */
 interface CredentialRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  provider: string;
-  channel: string;
-  config: unknown;
-  secret_ciphertext: string | null;
-  callback_secret_ciphertext: string | null;
-  verify_token_ciphertext: string | null;
-  rate_ceiling_per_sec: number | string;
-  rate_floor_per_sec: number | string;
-  tenant_rate_cap_per_sec: number | string | null;
-  created_at: Date;
-  updated_at: Date;
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly name: string;
+  readonly provider: Provider;
+  readonly channel: Channel;
+  /** JSON: parsed on MySQL 8, its text on MariaDB (where JSON is LONGTEXT). */
+  readonly config: unknown;
+  readonly secret_ciphertext: string | null;
+  readonly callback_secret_ciphertext: string | null;
+  readonly verify_token_ciphertext: string | null;
+  readonly rate_ceiling_per_sec: number;
+  readonly rate_floor_per_sec: number;
+  readonly tenant_rate_cap_per_sec: number | null;
+  readonly created_at: Date;
+  readonly updated_at: Date;
 }
 
 const COLUMNS = `id, tenant_id, name, provider, channel, config, secret_ciphertext, callback_secret_ciphertext,
@@ -66,7 +68,8 @@ export class CredentialsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insert(credential: NewCredential): Promise<void> {
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `INSERT INTO credentials (id, tenant_id, name, provider, channel, config, secret_ciphertext,
          callback_secret_ciphertext, verify_token_ciphertext, rate_ceiling_per_sec, rate_floor_per_sec,
          tenant_rate_cap_per_sec, created_at, updated_at)
@@ -95,10 +98,11 @@ export class CredentialsRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<CredentialRecord | undefined> {
     const where = byId(id, tenant);
-    const rows = (await manager.query(
+    const rows = await selectRows<CredentialRow>(
+      manager,
       `SELECT ${COLUMNS} FROM credentials WHERE ${where.sql}`,
       where.params,
-    )) as CredentialRow[];
+    );
     return rows[0] === undefined ? undefined : toRecord(rows[0]);
   }
 
@@ -107,17 +111,18 @@ export class CredentialsRepository {
    * the id); every tenant's for a null filter (the primary key).
    */
   async list(tenant: TenantFilter, after: string | undefined, limit: number): Promise<CredentialRecord[]> {
-    const rows = (
+    const rows =
       tenant === null
-        ? await this.dataSource.query(`SELECT ${COLUMNS} FROM credentials WHERE id > ? ORDER BY id LIMIT ?`, [
-            after ?? '',
-            limit,
-          ])
-        : await this.dataSource.query(
+        ? await selectRows<CredentialRow>(
+            this.dataSource,
+            `SELECT ${COLUMNS} FROM credentials WHERE id > ? ORDER BY id LIMIT ?`,
+            [after ?? '', limit],
+          )
+        : await selectRows<CredentialRow>(
+            this.dataSource,
             `SELECT ${COLUMNS} FROM credentials WHERE tenant_id = ? AND id > ? ORDER BY id LIMIT ?`,
             [tenant, after ?? '', limit],
-          )
-    ) as CredentialRow[];
+          );
     return rows.map(toRecord);
   }
 
@@ -133,13 +138,15 @@ export class CredentialsRepository {
   ): Promise<CredentialRecord | undefined> {
     const where = byId(id, tenant);
     return this.dataSource.transaction(async (manager) => {
-      const rows = (await manager.query(
+      const rows = await selectRows<CredentialRow>(
+        manager,
         `SELECT ${COLUMNS} FROM credentials WHERE ${where.sql} FOR UPDATE`,
         where.params,
-      )) as CredentialRow[];
+      );
       if (rows[0] === undefined) return undefined;
       const next = decide(toRecord(rows[0]));
-      await manager.query(
+      await writeRows(
+        manager,
         `UPDATE credentials
             SET name = ?, config = ?, secret_ciphertext = ?, callback_secret_ciphertext = ?,
                 verify_token_ciphertext = ?, rate_ceiling_per_sec = ?, rate_floor_per_sec = ?,
@@ -174,16 +181,15 @@ function toRecord(row: CredentialRow): CredentialRecord {
     id: row.id,
     tenantId: row.tenant_id,
     name: row.name,
-    provider: row.provider as Provider,
-    channel: row.channel as Channel,
-    // MariaDB returns JSON columns as text, MySQL 8 as parsed values.
-    config: (typeof row.config === 'string' ? JSON.parse(row.config) : row.config) as CredentialSettings,
+    provider: row.provider,
+    channel: row.channel,
+    config: jsonColumn(row.config) as CredentialSettings,
     sealedSecret: row.secret_ciphertext,
     sealedCallbackSecret: row.callback_secret_ciphertext,
     sealedVerifyToken: row.verify_token_ciphertext,
-    rateCeilingPerSec: Number(row.rate_ceiling_per_sec),
-    rateFloorPerSec: Number(row.rate_floor_per_sec),
-    tenantRateCapPerSec: row.tenant_rate_cap_per_sec === null ? null : Number(row.tenant_rate_cap_per_sec),
+    rateCeilingPerSec: row.rate_ceiling_per_sec,
+    rateFloorPerSec: row.rate_floor_per_sec,
+    tenantRateCapPerSec: row.tenant_rate_cap_per_sec,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

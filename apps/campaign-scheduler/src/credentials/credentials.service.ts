@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { describeIssues } from '@ums/contracts';
+import { CredentialErrorCode, describeIssues, HttpErrorCode } from '@ums/contracts';
 import { ProviderEndpointPolicy } from '@ums/domain';
 import {
   type FieldError,
@@ -169,11 +169,12 @@ function withoutKey(config: CredentialSettings, key: string): CredentialSettings
 }
 
 function refuseIfAny(fields: FieldError[]): void {
-  if (fields.length > 0) throw new InvalidInputError('VALIDATION_FAILED', describeIssues(fields), fields);
+  if (fields.length > 0)
+    throw new InvalidInputError(HttpErrorCode.ValidationFailed, describeIssues(fields), fields);
 }
 
 function notFound(id: string): NotFoundError {
-  return new NotFoundError('CREDENTIAL_NOT_FOUND', `No credential ${id}`, { credentialId: id });
+  return new NotFoundError(CredentialErrorCode.NotFound, `No credential ${id}`, { credentialId: id });
 }
 
 function toView(record: CredentialRecord): CredentialView {

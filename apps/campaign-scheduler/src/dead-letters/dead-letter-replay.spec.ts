@@ -1,4 +1,5 @@
 import { KafkaHeaders, Topics } from '@ums/contracts';
+import { planWebhookWriteBack } from '@ums/domain';
 import { replayHeaders, replayTarget, replayValue } from './dead-letter-replay';
 
 describe('dead letter replay rules', () => {
@@ -8,6 +9,41 @@ describe('dead letter replay rules', () => {
     expect(
       replayTarget({ [KafkaHeaders.originTopic]: Topics.batches.name }, Topics.sendRetry5s.name),
     ).toEqual({ ok: true, topic: Topics.batches.name });
+  });
+
+  it('sends a webhook delivery dead-lettered after it came from a status event back to the deliveries topic', () => {
+    // The dispatcher's dead letter of a delivery out of retries, fanned out from a status event.
+    const { deadLetters } = planWebhookWriteBack({
+      batch: [
+        {
+          job: {
+            deliveryId: '7',
+            subscriberId: 'sub-a',
+            eventId: 'evt-7',
+            eventType: 'message.status',
+            payload: '{"type":"message.status"}',
+            attempt: 6,
+            firstAttemptAt: '2024-01-01T00:00:00.000Z',
+            source: { topic: Topics.messageStatus.name, partition: 0, offset: '12' },
+          },
+          kind: 'attempted',
+          result: { kind: 'failed', status: 500, error: 'HTTP 500' },
+        },
+      ],
+      inWindow: new Map(),
+      isAlive: () => true,
+      policy: { threshold: 20, windowMs: 60_000 },
+      retryDelaysMs: [1, 2, 3, 4, 5],
+      jitterRatio: 0,
+      now: 0,
+      random: () => 0,
+    });
+    const [letter] = deadLetters;
+    expect(letter?.source.topic).toBe(Topics.messageStatus.name);
+    expect(replayTarget(letter?.headers ?? {}, letter?.source.topic)).toEqual({
+      ok: true,
+      topic: Topics.webhookDeliveries.name,
+    });
   });
 
   it('refuses the dead-letter topic itself, unknown topics and other namespaces', () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DeadLetterV1 } from '@ums/contracts';
-import { jsonColumn, type TenantFilter } from '@ums/platform';
+import { jsonColumn, selectRows, type TenantFilter, writeRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
 
 /** A stored dead letter: the entry as it came from `ums.dead-letters.v1`, and its replays. */
@@ -45,24 +45,39 @@ export interface OpenDeadLetters {
   readonly count: number;
 }
 
+/** A `dead_letters` row as COLUMNS selects it (the id is a BIGINT: a string; INT UNSIGNED columns are numbers). */
 interface DeadLetterRow {
-  id: string | number;
-  tenant_id: string | null;
-  consumer_group: string;
-  source_topic: string;
-  source_partition: number | string;
-  source_offset: string;
-  message_key: string | null;
-  message_value: string | null;
-  value_encoding: string;
-  headers: unknown;
-  error_code: string;
-  reason: string;
-  attempts: number | string;
-  failed_at: Date | null;
-  replays: number | string;
-  replayed_at: Date | null;
-  created_at: Date;
+  readonly id: string;
+  readonly tenant_id: string | null;
+  readonly consumer_group: string;
+  readonly source_topic: string;
+  readonly source_partition: number;
+  readonly source_offset: string;
+  readonly message_key: string | null;
+  readonly message_value: string | null;
+  /** chk_dead_letters_value_encoding allows these two only. */
+  readonly value_encoding: 'utf8' | 'base64';
+  /** JSON: parsed on MySQL 8, its text on MariaDB (where JSON is LONGTEXT). */
+  readonly headers: unknown;
+  readonly error_code: string;
+  readonly reason: string;
+  readonly attempts: number;
+  readonly failed_at: Date | null;
+  readonly replays: number;
+  readonly replayed_at: Date | null;
+  readonly created_at: Date;
+}
+
+/** MAX(id): the BIGINT as a string, NULL on an empty table. */
+interface NewestIdRow {
+  readonly id: string | null;
+}
+
+/** COUNT(*) is a BIGINT: a string. */
+interface OpenCountRow {
+  readonly source_topic: string;
+  readonly error_code: string;
+  readonly n: string;
 }
 
 const COLUMNS = `id, tenant_id, consumer_group, source_topic, source_partition, source_offset, message_key, message_value,
@@ -86,7 +101,8 @@ export class DeadLettersRepository {
    */
   async insertMany(letters: readonly DeadLetterEntry[]): Promise<void> {
     if (letters.length === 0) return;
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `INSERT INTO dead_letters (tenant_id, consumer_group, source_topic, source_partition, source_offset,
          message_key, message_value, value_encoding, headers, error_code, reason, attempts, failed_at)
        VALUES ${letters.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
@@ -112,10 +128,11 @@ export class DeadLettersRepository {
   /** The entry, if it is the tenant's (any entry for null): another tenant's is not found. */
   async findById(tenantId: TenantFilter, id: string): Promise<DeadLetterRecord | undefined> {
     const tenant = tenantCondition(tenantId);
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<DeadLetterRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM dead_letters WHERE id = ? ${tenant.sql}`,
       [id, ...tenant.params],
-    )) as DeadLetterRow[];
+    );
     return rows[0] === undefined ? undefined : toRecord(rows[0]);
   }
 
@@ -123,10 +140,11 @@ export class DeadLettersRepository {
   async findByIds(tenantId: TenantFilter, ids: readonly string[]): Promise<DeadLetterRecord[]> {
     if (ids.length === 0) return [];
     const tenant = tenantCondition(tenantId);
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<DeadLetterRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM dead_letters WHERE id IN (?) ${tenant.sql} ORDER BY id`,
       [ids, ...tenant.params],
-    )) as DeadLetterRow[];
+    );
     return rows.map(toRecord);
   }
 
@@ -141,20 +159,19 @@ export class DeadLettersRepository {
       where.push('id < ?');
       params.push(before);
     }
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<DeadLetterRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM dead_letters ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY id DESC LIMIT ?`,
       [...params, limit],
-    )) as DeadLetterRow[];
+    );
     return rows.map(toRecord);
   }
 
   /** The newest entry's id ('0' when there is none). */
   async newestId(): Promise<string> {
-    const [row] = (await this.dataSource.query('SELECT MAX(id) AS id FROM dead_letters')) as {
-      id: string | number | null;
-    }[];
-    return row?.id === null || row?.id === undefined ? '0' : String(row.id);
+    const [row] = await selectRows<NewestIdRow>(this.dataSource, 'SELECT MAX(id) AS id FROM dead_letters');
+    return row?.id ?? '0';
   }
 
   /**
@@ -170,10 +187,11 @@ export class DeadLettersRepository {
     const { where, params } = conditions(filter);
     where.push('id > ?', 'id <= ?');
     params.push(after, upTo);
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<DeadLetterRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM dead_letters WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`,
       [...params, limit],
-    )) as DeadLetterRow[];
+    );
     return rows.map(toRecord);
   }
 
@@ -181,7 +199,8 @@ export class DeadLettersRepository {
   async markReplayed(tenantId: TenantFilter, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     const tenant = tenantCondition(tenantId);
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `UPDATE dead_letters SET replays = replays + 1, replayed_at = UTC_TIMESTAMP(3) WHERE id IN (?) ${tenant.sql}`,
       [ids, ...tenant.params],
     );
@@ -189,10 +208,11 @@ export class DeadLettersRepository {
 
   /** Never-replayed entries by source topic and error code (idx_dead_letters_replayed: its NULL range, index only). */
   async countOpen(): Promise<OpenDeadLetters[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<OpenCountRow>(
+      this.dataSource,
       `SELECT source_topic, error_code, COUNT(*) AS n FROM dead_letters
         WHERE replayed_at IS NULL GROUP BY source_topic, error_code`,
-    )) as { source_topic: string; error_code: string; n: number | string }[];
+    );
     return rows.map((r) => ({ sourceTopic: r.source_topic, errorCode: r.error_code, count: Number(r.n) }));
   }
 
@@ -201,11 +221,12 @@ export class DeadLettersRepository {
    * (idx_dead_letters_replayed); never-replayed ones (replayed_at NULL) are outside the range. Returns how many.
    */
   async pruneReplayed(olderThanMs: number, limit: number): Promise<number> {
-    const result = (await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `DELETE FROM dead_letters WHERE replayed_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND
         ORDER BY replayed_at LIMIT ?`,
       [olderThanMs * 1000, limit],
-    )) as { affectedRows: number };
+    );
     return result.affectedRows;
   }
 }
@@ -247,21 +268,21 @@ function storableInstant(iso: string): string | null {
 
 function toRecord(row: DeadLetterRow): DeadLetterRecord {
   return {
-    id: String(row.id),
+    id: row.id,
     tenantId: row.tenant_id,
     consumerGroup: row.consumer_group,
     sourceTopic: row.source_topic,
-    sourcePartition: Number(row.source_partition),
+    sourcePartition: row.source_partition,
     sourceOffset: row.source_offset,
     key: row.message_key,
     value: row.message_value,
-    valueEncoding: row.value_encoding === 'base64' ? 'base64' : 'utf8',
+    valueEncoding: row.value_encoding,
     headers: jsonColumn(row.headers) as Record<string, string>,
     errorCode: row.error_code,
     reason: row.reason,
-    attempts: Number(row.attempts),
+    attempts: row.attempts,
     failedAt: row.failed_at,
-    replays: Number(row.replays),
+    replays: row.replays,
     replayedAt: row.replayed_at,
     createdAt: row.created_at,
   };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type DeadLetterV1 } from '@ums/contracts';
+import { DeadLetterErrorCode, type DeadLetterV1 } from '@ums/contracts';
 import {
   InvalidInputError,
   KafkaNames,
@@ -73,7 +73,7 @@ export class DeadLettersService {
   async get(tenantId: TenantFilter, id: string): Promise<DeadLetterView> {
     const record = await this.repository.findById(tenantId, id);
     if (record === undefined) {
-      throw new NotFoundError('DEAD_LETTER_NOT_FOUND', `No dead letter ${id}`, { deadLetterId: id });
+      throw new NotFoundError(DeadLetterErrorCode.NotFound, `No dead letter ${id}`, { deadLetterId: id });
     }
     return this.view(record);
   }
@@ -85,7 +85,11 @@ export class DeadLettersService {
       request.errorCode !== undefined ||
       request.consumerGroup !== undefined;
     if (request.ids !== undefined && byFilter) {
-      throw InvalidInputError.field('REPLAY_SELECTION_INVALID', 'ids', 'give ids or filters, not both');
+      throw InvalidInputError.field(
+        DeadLetterErrorCode.ReplaySelectionInvalid,
+        'ids',
+        'give ids or filters, not both',
+      );
     }
     if (request.ids !== undefined) {
       const ids = [...new Set(request.ids)];
@@ -93,7 +97,7 @@ export class DeadLettersService {
       const found = new Set(records.map((r) => r.id));
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) {
-        throw new NotFoundError('DEAD_LETTER_NOT_FOUND', `No dead letter ${missing.join(', ')}`, {
+        throw new NotFoundError(DeadLetterErrorCode.NotFound, `No dead letter ${missing.join(', ')}`, {
           deadLetterIds: missing,
         });
       }
@@ -101,7 +105,7 @@ export class DeadLettersService {
     }
     if (!byFilter) {
       throw InvalidInputError.field(
-        'REPLAY_SELECTION_INVALID',
+        DeadLetterErrorCode.ReplaySelectionInvalid,
         'ids',
         'give ids, or at least one of sourceTopic, errorCode, consumerGroup',
       );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, MessageStatus } from '@ums/contracts';
-import { MysqlReadEndpoint, type TenantFilter } from '@ums/platform';
+import { isoOrNull as iso, MysqlReadEndpoint, selectRows, type TenantFilter } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { MessageView, RunMessageView } from './message.view';
 
@@ -9,31 +9,43 @@ export interface RunMessageFilters {
   readonly recipient?: string;
 }
 
+/** A message as RUN_COLUMNS selects it. */
 interface RunMessageRow {
-  id: string;
-  recipient: string;
-  state: string;
-  attempts: number | string;
-  provider_message_id: string | null;
-  reason: string | null;
-  error_code: string | null;
-  error_text: string | null;
-  sent_at: Date | null;
-  delivered_at: Date | null;
-  read_at: Date | null;
-  failed_at: Date | null;
-  updated_at: Date;
+  readonly id: string;
+  readonly recipient: string;
+  readonly state: MessageStatus;
+  readonly attempts: number;
+  readonly provider_message_id: string | null;
+  readonly reason: string | null;
+  readonly error_code: string | null;
+  readonly error_text: string | null;
+  readonly sent_at: Date | null;
+  readonly delivered_at: Date | null;
+  readonly read_at: Date | null;
+  readonly failed_at: Date | null;
+  readonly updated_at: Date;
 }
 
+/** A message as ALL_COLUMNS selects it. */
 interface MessageRow extends RunMessageRow {
-  tenant_id: string;
-  campaign_id: string;
-  run_id: string | null;
-  channel: string;
-  credential_id: string;
-  lane: string;
-  idempotency_key: string | null;
-  created_at: Date;
+  readonly tenant_id: string;
+  readonly campaign_id: string;
+  readonly run_id: string | null;
+  readonly channel: Channel;
+  readonly credential_id: string;
+  readonly lane: string;
+  readonly idempotency_key: string | null;
+  readonly created_at: Date;
+}
+
+/** `SELECT 1 AS found`: the literal is an INT on MariaDB and a BIGINT (a string here) on MySQL 8. */
+interface FoundRow {
+  readonly found: number | string;
+}
+
+interface Statement {
+  readonly sql: string;
+  readonly params: unknown[];
 }
 
 const RUN_COLUMNS = `m.id, m.recipient, m.state, m.attempts, m.provider_message_id, m.reason, m.error_code,
@@ -59,11 +71,12 @@ export class MessagesRepository {
 
   /** Whether the run is the campaign's and the campaign the tenant's (two primary-key reads). */
   async runBelongsToCampaign(tenantId: TenantFilter, runId: string, campaignId: string): Promise<boolean> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<FoundRow>(
+      this.dataSource,
       `SELECT 1 AS found FROM runs r JOIN campaigns c ON c.id = r.campaign_id
         WHERE r.id = ? AND r.campaign_id = ? ${tenantId === null ? '' : 'AND c.tenant_id = ?'}`,
       [BigInt(runId), campaignId, ...(tenantId === null ? [] : [tenantId])],
-    )) as unknown[];
+    );
     return rows.length > 0;
   }
 
@@ -79,74 +92,91 @@ export class MessagesRepository {
     after: string | undefined,
     limit: number,
   ): Promise<RunMessageView[]> {
-    const run = BigInt(runId);
-    const cursor = BigInt(after ?? '0');
-    const states = filters.states !== undefined && filters.states.length > 0 ? filters.states : ALL_STATES;
-    const tenant =
-      tenantId === null ? { sql: '', params: [] } : { sql: 'AND m.tenant_id = ?', params: [tenantId] };
-    let rows: RunMessageRow[];
-    if (filters.recipient !== undefined) {
-      // idx_messages_run_recipient (run_id, recipient, +id): the range is already in id order.
-      const stateFilter = states.length < ALL_STATES.length ? `AND m.state IN (?)` : '';
-      rows = (await this.reader.dataSource.query(
-        `SELECT ${RUN_COLUMNS} FROM messages m
-          WHERE m.run_id = ? AND m.recipient = ? ${stateFilter} AND m.id > ? ${tenant.sql}
-          ORDER BY m.id LIMIT ?`,
-        [run, filters.recipient, ...(stateFilter === '' ? [] : [states]), cursor, ...tenant.params, limit],
-      )) as RunMessageRow[];
-    } else if (states.length === 1) {
-      // idx_messages_run_state (run_id, state, +id): one range, in id order.
-      rows = (await this.reader.dataSource.query(
-        `SELECT ${RUN_COLUMNS} FROM messages m
-          WHERE m.run_id = ? AND m.state = ? AND m.id > ? ${tenant.sql} ORDER BY m.id LIMIT ?`,
-        [run, states[0], cursor, ...tenant.params, limit],
-      )) as RunMessageRow[];
-    } else {
-      // Several states (or all): one index-only range per state, each already in id order and
-      // cut at `limit`, merged; then the page's rows are fetched by primary key. A single
-      // `state IN (...)` range would have to sort every remaining row of the run for each page.
-      const branches = states.map(
-        () => '(SELECT id FROM messages WHERE run_id = ? AND state = ? AND id > ? ORDER BY id LIMIT ?)',
-      );
-      rows = (await this.reader.dataSource.query(
-        `SELECT ${RUN_COLUMNS}
-           FROM (${branches.join(' UNION ALL ')} ORDER BY id LIMIT ?) AS page
-           JOIN messages m ON m.id = page.id
-          WHERE TRUE ${tenant.sql}
-          ORDER BY m.id`,
-        [...states.flatMap((state) => [run, state, cursor, limit]), limit, ...tenant.params],
-      )) as RunMessageRow[];
-    }
+    const page = runPageStatement(tenantId, BigInt(runId), filters, BigInt(after ?? '0'), limit);
+    const rows = await selectRows<RunMessageRow>(this.reader.dataSource, page.sql, page.params);
     return rows.map(toRunMessageView);
   }
 
   /** The message, if it is the tenant's (any for null): a primary-key read. */
   async findById(tenantId: TenantFilter, id: string): Promise<MessageView | undefined> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<MessageRow>(
+      this.dataSource,
       `SELECT ${ALL_COLUMNS} FROM messages m WHERE m.id = ? ${tenantId === null ? '' : 'AND m.tenant_id = ?'}`,
       [BigInt(id), ...(tenantId === null ? [] : [tenantId])],
-    )) as MessageRow[];
+    );
     return rows[0] === undefined ? undefined : toMessageView(rows[0]);
   }
 
   /** A single send by the producer's request id (uq_messages_tenant_idempotency). */
   async findByIdempotencyKey(tenantId: string, idempotencyKey: string): Promise<MessageView | undefined> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<MessageRow>(
+      this.dataSource,
       `SELECT ${ALL_COLUMNS} FROM messages m WHERE m.tenant_id = ? AND m.idempotency_key = ?`,
       [tenantId, idempotencyKey],
-    )) as MessageRow[];
+    );
     return rows[0] === undefined ? undefined : toMessageView(rows[0]);
   }
 }
 
-const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
+/**
+ * The statement of a run page. With a recipient: idx_messages_run_recipient (run_id, recipient, +id), a
+ * range already in id order. One state: idx_messages_run_state (run_id, state, +id), one range in id order.
+ * Several states (or all): one index-only range per state, each already in id order and cut at `limit`,
+ * merged; then the page's rows are fetched by primary key. A single `state IN (...)` range would have to
+ * sort every remaining row of the run for each page.
+ */
+function runPageStatement(
+  tenantId: TenantFilter,
+  run: bigint,
+  filters: RunMessageFilters,
+  cursor: bigint,
+  limit: number,
+): Statement {
+  const states = filters.states !== undefined && filters.states.length > 0 ? filters.states : ALL_STATES;
+  const tenant =
+    tenantId === null ? { sql: '', params: [] } : { sql: 'AND m.tenant_id = ?', params: [tenantId] };
+  if (filters.recipient !== undefined) {
+    const stateFilter = states.length < ALL_STATES.length ? `AND m.state IN (?)` : '';
+    return {
+      sql: `SELECT ${RUN_COLUMNS} FROM messages m
+          WHERE m.run_id = ? AND m.recipient = ? ${stateFilter} AND m.id > ? ${tenant.sql}
+          ORDER BY m.id LIMIT ?`,
+      params: [
+        run,
+        filters.recipient,
+        ...(stateFilter === '' ? [] : [states]),
+        cursor,
+        ...tenant.params,
+        limit,
+      ],
+    };
+  }
+  if (states.length === 1) {
+    return {
+      sql: `SELECT ${RUN_COLUMNS} FROM messages m
+          WHERE m.run_id = ? AND m.state = ? AND m.id > ? ${tenant.sql} ORDER BY m.id LIMIT ?`,
+      params: [run, states[0], cursor, ...tenant.params, limit],
+    };
+  }
+  const branches = states.map(
+    () => '(SELECT id FROM messages WHERE run_id = ? AND state = ? AND id > ? ORDER BY id LIMIT ?)',
+  );
+  return {
+    sql: `SELECT ${RUN_COLUMNS}
+           FROM (${branches.join(' UNION ALL ')} ORDER BY id LIMIT ?) AS page
+           JOIN messages m ON m.id = page.id
+          WHERE TRUE ${tenant.sql}
+          ORDER BY m.id`,
+    params: [...states.flatMap((state) => [run, state, cursor, limit]), limit, ...tenant.params],
+  };
+}
 
 function toRunMessageView(row: RunMessageRow): RunMessageView {
   return {
-    id: String(row.id),
+    id: row.id,
     recipient: row.recipient,
-    state: row.state as MessageStatus,
-    attempts: Number(row.attempts),
+    state: row.state,
+    attempts: row.attempts,
     providerMessageId: row.provider_message_id,
     reason: row.reason,
     errorCode: row.error_code,
@@ -164,8 +194,8 @@ function toMessageView(row: MessageRow): MessageView {
     ...toRunMessageView(row),
     tenantId: row.tenant_id,
     campaignId: row.campaign_id,
-    runId: row.run_id === null ? null : String(row.run_id),
-    channel: row.channel as Channel,
+    runId: row.run_id,
+    channel: row.channel,
     credentialId: row.credential_id,
     lane: row.lane,
     idempotencyKey: row.idempotency_key,

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { NotFoundError, type TenantFilter } from '@ums/platform';
 import type { Readable } from 'node:stream';
+import { MessageErrorCode, RunErrorCode } from '@ums/contracts';
 import type { ListRunMessagesDto } from './list-run-messages.dto';
 import type { MessageFiltersDto } from './message-filters.dto';
 import type { MessageView, RunMessagePage, RunMessageView } from './message.view';
@@ -77,7 +78,7 @@ export class MessagesService {
   async getMessage(tenantId: TenantFilter, id: string): Promise<MessageView> {
     const message = await this.repository.findById(tenantId, id);
     if (message === undefined) {
-      throw new NotFoundError('MESSAGE_NOT_FOUND', `No message ${id}`, { messageId: id });
+      throw new NotFoundError(MessageErrorCode.NotFound, `No message ${id}`, { messageId: id });
     }
     return message;
   }
@@ -86,7 +87,7 @@ export class MessagesService {
     const message = await this.repository.findByIdempotencyKey(tenantId, idempotencyKey);
     if (message === undefined) {
       throw new NotFoundError(
-        'MESSAGE_NOT_FOUND',
+        MessageErrorCode.NotFound,
         `No message of tenant ${tenantId} for that idempotency key`,
         {
           tenantId,
@@ -99,7 +100,7 @@ export class MessagesService {
 
   private async requireRun(tenantId: TenantFilter, campaignId: string, runId: string): Promise<void> {
     if (!(await this.repository.runBelongsToCampaign(tenantId, runId, campaignId))) {
-      throw new NotFoundError('RUN_NOT_FOUND', `Campaign ${campaignId} has no run ${runId}`, {
+      throw new NotFoundError(RunErrorCode.NotFound, `Campaign ${campaignId} has no run ${runId}`, {
         campaignId,
         runId,
       });

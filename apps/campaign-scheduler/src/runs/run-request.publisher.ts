@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type RunRequestedV1, RunRequestReason, Topics } from '@ums/contracts';
-import { KafkaProducer } from '@ums/platform';
+import { KafkaEventClient } from '@ums/platform';
 
 export interface RunToRequest {
   readonly runId: string;
@@ -9,10 +9,10 @@ export interface RunToRequest {
   readonly epoch: number;
 }
 
-/** Publishes run requests (acks=all) for the expanders, keyed by campaign. */
+/** Publishes run requests (acks=all) for the expanders, keyed by campaign, as Nest microservice events. */
 @Injectable()
 export class RunRequestPublisher {
-  constructor(private readonly producer: KafkaProducer) {}
+  constructor(private readonly events: KafkaEventClient) {}
 
   async publish(runs: readonly RunToRequest[], reason: RunRequestReason): Promise<void> {
     const requestedAt = new Date().toISOString();
@@ -24,6 +24,6 @@ export class RunRequestPublisher {
       reason,
       requestedAt,
     }));
-    await this.producer.publish(Topics.runRequested, values);
+    await this.events.emitTo(Topics.runRequested, values);
   }
 }

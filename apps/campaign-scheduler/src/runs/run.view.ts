@@ -1,78 +1,74 @@
-import { RunState } from '@ums/contracts';
+import { RunState, type RunView } from '@ums/contracts';
 import { isoOrNull as iso } from '@ums/platform';
 
-/** A run as the API shows it: state, checkpoint and progress counters. */
-export interface RunView {
-  readonly id: string;
-  readonly campaignId: string;
-  readonly fireAt: string;
-  readonly state: RunState;
-  readonly leaseEpoch: number;
-  readonly leaseOwner: string | null;
-  readonly attempts: number;
-  readonly failureReason: string | null;
-  readonly checkpoint: {
-    readonly cursor: string;
-    readonly batchesPublished: number;
-    readonly batchesFinished: number;
-    readonly at: string | null;
-  };
-  readonly expandedAt: string | null;
-  readonly startedAt: string | null;
-  readonly finishedAt: string | null;
-  readonly counters: {
-    readonly total: number;
-    readonly pending: number;
-    readonly sending: number;
-    readonly sent: number;
-    readonly delivered: number;
-    readonly read: number;
-    readonly failed: number;
-    readonly unknown: number;
-    readonly skipped: number;
-  };
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+/** The API's run view is shared with the operator CLI (libs/contracts/src/api). */
+export type { RunView };
 
 export const RUN_COLUMNS = `id, campaign_id, fire_at, state, lease_epoch, lease_owner, attempts, failure_reason,
   checkpoint_cursor, batches_published, batches_finished, checkpoint_at, expanded_at, started_at, finished_at,
   total, pending, sending, sent, delivered, read_count, failed, unknown, skipped, created_at, updated_at`;
 
-type Row = Record<string, unknown>;
+/** A `runs` row as RUN_COLUMNS selects it: BIGINT columns (the id, cursor and counters) are strings. */
+export interface RunRow {
+  readonly id: string;
+  readonly campaign_id: string;
+  readonly fire_at: Date;
+  readonly state: RunState;
+  readonly lease_epoch: number;
+  readonly lease_owner: string | null;
+  readonly attempts: number;
+  readonly failure_reason: string | null;
+  readonly checkpoint_cursor: string;
+  readonly batches_published: number;
+  readonly batches_finished: number;
+  readonly checkpoint_at: Date | null;
+  readonly expanded_at: Date | null;
+  readonly started_at: Date | null;
+  readonly finished_at: Date | null;
+  readonly total: string;
+  readonly pending: string;
+  readonly sending: string;
+  readonly sent: string;
+  readonly delivered: string;
+  readonly read_count: string;
+  readonly failed: string;
+  readonly unknown: string;
+  readonly skipped: string;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
 
-export function toRunView(row: Row): RunView {
-  const n = (key: string): number => Number(row[key]);
+export function toRunView(row: RunRow): RunView {
   return {
-    id: String(row['id']),
-    campaignId: String(row['campaign_id']),
-    fireAt: iso(row['fire_at']) as string,
-    state: row['state'] as RunState,
-    leaseEpoch: n('lease_epoch'),
-    leaseOwner: row['lease_owner'] === null ? null : String(row['lease_owner']),
-    attempts: n('attempts'),
-    failureReason: row['failure_reason'] === null ? null : String(row['failure_reason']),
+    id: row.id,
+    campaignId: row.campaign_id,
+    fireAt: row.fire_at.toISOString(),
+    state: row.state,
+    leaseEpoch: row.lease_epoch,
+    leaseOwner: row.lease_owner,
+    attempts: row.attempts,
+    failureReason: row.failure_reason,
     checkpoint: {
-      cursor: String(row['checkpoint_cursor']),
-      batchesPublished: n('batches_published'),
-      batchesFinished: n('batches_finished'),
-      at: iso(row['checkpoint_at']),
+      cursor: row.checkpoint_cursor,
+      batchesPublished: row.batches_published,
+      batchesFinished: row.batches_finished,
+      at: iso(row.checkpoint_at),
     },
-    expandedAt: iso(row['expanded_at']),
-    startedAt: iso(row['started_at']),
-    finishedAt: iso(row['finished_at']),
+    expandedAt: iso(row.expanded_at),
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
     counters: {
-      total: n('total'),
-      pending: n('pending'),
-      sending: n('sending'),
-      sent: n('sent'),
-      delivered: n('delivered'),
-      read: n('read_count'),
-      failed: n('failed'),
-      unknown: n('unknown'),
-      skipped: n('skipped'),
+      total: Number(row.total),
+      pending: Number(row.pending),
+      sending: Number(row.sending),
+      sent: Number(row.sent),
+      delivered: Number(row.delivered),
+      read: Number(row.read_count),
+      failed: Number(row.failed),
+      unknown: Number(row.unknown),
+      skipped: Number(row.skipped),
     },
-    createdAt: iso(row['created_at']) as string,
-    updatedAt: iso(row['updated_at']) as string,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
   };
 }

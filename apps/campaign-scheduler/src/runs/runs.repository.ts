@@ -1,15 +1,40 @@
 import { Injectable } from '@nestjs/common';
-import { MessageStatus, RunState } from '@ums/contracts';
-import type { TenantFilter } from '@ums/platform';
+import { CampaignErrorCode, MessageStatus, RunState } from '@ums/contracts';
+import type { CampaignState } from '@ums/domain';
+import { NotFoundError, selectRows, type TenantFilter, writeRows } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
-import { RUN_COLUMNS, type RunView, toRunView } from './run.view';
+import { RUN_COLUMNS, type RunRow, type RunView, toRunView } from './run.view';
 
-interface ResultHeader {
-  readonly affectedRows: number;
-  readonly insertId: number | string;
+/** A run with its campaign's tenant, as `lock` and `lockByCampaign` select it. */
+interface LockedRunRow {
+  readonly id: string;
+  readonly campaign_id: string;
+  readonly state: RunState;
+  readonly lease_epoch: number;
+  readonly tenant_id: string;
 }
 
-type Row = Record<string, unknown>;
+/** `SELECT 1 AS found`: the literal is an INT on MariaDB and a BIGINT (a string here) on MySQL 8. */
+interface FoundRow {
+  readonly found: number | string;
+}
+
+interface IdRow {
+  readonly id: string;
+}
+
+interface CampaignTenantRow {
+  readonly id: string;
+  readonly tenant_id: string;
+}
+
+interface CampaignStateRow {
+  readonly state: CampaignState;
+}
+
+interface NowRow {
+  readonly now: Date;
+}
 
 /**
  * Runs are a tenant's through their campaign's tenant_id: `AND <the campaign is the tenant's>` for a tenant,
@@ -47,19 +72,21 @@ export class RunsRepository {
   /** The run of the campaign, if the campaign is the tenant's (any tenant's for null). */
   async find(tenantId: TenantFilter, campaignId: string, runId: string): Promise<RunView | undefined> {
     const tenant = campaignOfTenant(tenantId, campaignId);
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<RunRow>(
+      this.dataSource,
       `SELECT ${RUN_COLUMNS} FROM runs WHERE id = ? AND campaign_id = ? ${tenant.sql}`,
       [runId, campaignId, ...tenant.params],
-    )) as Row[];
+    );
     return rows[0] === undefined ? undefined : toRunView(rows[0]);
   }
 
   /** Whether the campaign exists and is the tenant's (any tenant's for null). */
   async campaignVisible(tenantId: TenantFilter, campaignId: string): Promise<boolean> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<FoundRow>(
+      this.dataSource,
       'SELECT 1 AS found FROM campaigns WHERE id = ? AND (? IS NULL OR tenant_id = ?)',
       [campaignId, tenantId, tenantId],
-    )) as unknown[];
+    );
     return rows.length > 0;
   }
 
@@ -74,11 +101,12 @@ export class RunsRepository {
     tenantId: TenantFilter = null,
   ): Promise<RunView[]> {
     const tenant = campaignOfTenant(tenantId, campaignId);
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<RunRow>(
+      this.dataSource,
       `SELECT ${RUN_COLUMNS} FROM runs WHERE campaign_id = ? ${before === undefined ? '' : 'AND id < ?'}
         ${tenant.sql} ORDER BY id DESC LIMIT ?`,
       [campaignId, ...(before === undefined ? [] : [before]), ...tenant.params, limit],
-    )) as Row[];
+    );
     return rows.map(toRunView);
   }
 
@@ -92,13 +120,14 @@ export class RunsRepository {
     states: readonly RunState[],
     tenantId: TenantFilter = null,
   ): Promise<LockedRun[]> {
-    const rows = (await manager.query(
+    const rows = await selectRows<LockedRunRow>(
+      manager,
       `SELECT r.id, r.campaign_id, r.state, r.lease_epoch, c.tenant_id
          FROM runs r JOIN campaigns c ON c.id = r.campaign_id
         WHERE r.campaign_id = ? AND r.state IN (?) ${tenantId === null ? '' : 'AND c.tenant_id = ?'}
         ORDER BY r.id FOR UPDATE`,
       [campaignId, states, ...(tenantId === null ? [] : [tenantId])],
-    )) as Row[];
+    );
     return rows.map(toLocked);
   }
 
@@ -109,12 +138,13 @@ export class RunsRepository {
     campaignId: string,
     runId: string,
   ): Promise<LockedRun | undefined> {
-    const rows = (await manager.query(
+    const rows = await selectRows<LockedRunRow>(
+      manager,
       `SELECT r.id, r.campaign_id, r.state, r.lease_epoch, c.tenant_id
          FROM runs r JOIN campaigns c ON c.id = r.campaign_id
         WHERE r.id = ? AND r.campaign_id = ? ${tenantId === null ? '' : 'AND c.tenant_id = ?'} FOR UPDATE`,
       [runId, campaignId, ...(tenantId === null ? [] : [tenantId])],
-    )) as Row[];
+    );
     return rows[0] === undefined ? undefined : toLocked(rows[0]);
   }
 
@@ -125,7 +155,8 @@ export class RunsRepository {
    */
   async apply(manager: EntityManager, run: LockedRun, change: RunChange): Promise<number> {
     const epoch = change.bumpEpoch === true ? run.epoch + 1 : run.epoch;
-    await manager.query(
+    await writeRows(
+      manager,
       `UPDATE runs
           SET state = ?, lease_epoch = ?,
               lease_owner = ${change.bumpEpoch === true ? 'NULL' : 'lease_owner'},
@@ -148,16 +179,18 @@ export class RunsRepository {
    */
   async resetMessages(manager: EntityManager, run: LockedRun, from: MessageStatus): Promise<number> {
     const runId = run.id;
-    const result = (await manager.query(
+    const result = await writeRows(
+      manager,
       `UPDATE messages
           SET state = 'PENDING', claim_token = NULL, claimed_at = NULL, reason = NULL, error_code = NULL,
               error_text = NULL, failed_at = NULL, attempts = 0, updated_at = UTC_TIMESTAMP(3)
         WHERE run_id = ? AND state = ? AND tenant_id = ?`,
       [runId, from, run.tenantId],
-    )) as ResultHeader;
+    );
     const column = from === MessageStatus.Failed ? 'failed' : 'unknown';
     if (result.affectedRows > 0) {
-      await manager.query(
+      await writeRows(
+        manager,
         `UPDATE runs SET pending = pending + ?, ${column} = GREATEST(CAST(${column} AS SIGNED) - ?, 0) WHERE id = ?`,
         [result.affectedRows, result.affectedRows, runId],
       );
@@ -174,39 +207,66 @@ export class RunsRepository {
     campaignId: string,
     fireAt: Date,
   ): Promise<{ id: string; created: boolean }> {
-    const result = (await manager.query(
+    const result = await writeRows(
+      manager,
       `INSERT IGNORE INTO runs (campaign_id, fire_at, state, updated_at) VALUES (?, ?, 'PENDING', UTC_TIMESTAMP(3))`,
       [campaignId, fireAt],
-    )) as ResultHeader;
+    );
     if (result.affectedRows === 1) return { id: String(result.insertId), created: true };
-    const rows = (await manager.query(`SELECT id FROM runs WHERE campaign_id = ? AND fire_at = ?`, [
-      campaignId,
-      fireAt,
-    ])) as Row[];
-    return { id: String(rows[0]?.['id']), created: false };
+    const rows = await selectRows<IdRow>(
+      manager,
+      `SELECT id FROM runs WHERE campaign_id = ? AND fire_at = ?`,
+      [campaignId, fireAt],
+    );
+    const existing = rows[0];
+    // INSERT IGNORE also turns a foreign-key failure into a warning: no row means no campaign.
+    if (existing === undefined)
+      throw new NotFoundError(CampaignErrorCode.NotFound, `Campaign ${campaignId} not found`);
+    return { id: String(existing.id), created: false };
   }
 
   /** The tenant of each campaign, for run requests (read without locks). */
   async tenantsOf(manager: EntityManager, campaignIds: readonly string[]): Promise<Map<string, string>> {
     if (campaignIds.length === 0) return new Map();
-    const rows = (await manager.query('SELECT id, tenant_id FROM campaigns WHERE id IN (?)', [
-      [...new Set(campaignIds)],
-    ])) as Row[];
-    return new Map(rows.map((row) => [String(row['id']), String(row['tenant_id'])]));
+    const rows = await selectRows<CampaignTenantRow>(
+      manager,
+      'SELECT id, tenant_id FROM campaigns WHERE id IN (?)',
+      [[...new Set(campaignIds)]],
+    );
+    return new Map(rows.map((row) => [row.id, row.tenant_id]));
   }
 
+  /** The campaign's state with its row locked for the transaction; undefined when there is no such campaign. */
+  async lockCampaignState(manager: EntityManager, campaignId: string): Promise<CampaignState | undefined> {
+    const rows = await selectRows<CampaignStateRow>(
+      manager,
+      'SELECT state FROM campaigns WHERE id = ? FOR UPDATE',
+      [campaignId],
+    );
+    return rows[0]?.state;
+  }
+
+  /** Sets the state of a campaign locked by `lockCampaignState`, in the same transaction. */
+  async setCampaignState(manager: EntityManager, campaignId: string, state: CampaignState): Promise<void> {
+    await writeRows(manager, 'UPDATE campaigns SET state = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?', [
+      state,
+      campaignId,
+    ]);
+  }
+
+  /** The database's clock (UTC). */
   async dbNow(): Promise<Date> {
-    const rows = (await this.dataSource.query('SELECT UTC_TIMESTAMP(3) AS now')) as Row[];
-    return rows[0]?.['now'] as Date;
+    const rows = await selectRows<NowRow>(this.dataSource, 'SELECT UTC_TIMESTAMP(3) AS now');
+    return (rows[0] as NowRow).now;
   }
 }
 
-function toLocked(row: Row): LockedRun {
+function toLocked(row: LockedRunRow): LockedRun {
   return {
-    id: String(row['id']),
-    campaignId: String(row['campaign_id']),
-    tenantId: String(row['tenant_id']),
-    state: row['state'] as RunState,
-    epoch: Number(row['lease_epoch']),
+    id: row.id,
+    campaignId: row.campaign_id,
+    tenantId: row.tenant_id,
+    state: row.state,
+    epoch: row.lease_epoch,
   };
 }

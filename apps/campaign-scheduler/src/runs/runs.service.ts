@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { MessageStatus, RunRequestReason, RunState } from '@ums/contracts';
+import {
+  MessageStatus,
+  type RunActionResult,
+  RunRequestReason,
+  RunState,
+  CampaignErrorCode,
+  RunErrorCode,
+} from '@ums/contracts';
 import { CampaignEvent, CampaignState, RunEvent, transitionCampaign, transitionRun } from '@ums/domain';
 import { ConflictError, NotFoundError, type TenantFilter } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -16,11 +23,8 @@ export enum RunAction {
   ResendUnknown = 'resend-unknown',
 }
 
-export interface RunActionResult {
-  readonly run: RunView;
-  /** Messages put back to PENDING (retry-failed, resend-unknown). */
-  readonly requeued?: number;
-}
+/** The answer to a run action, shared with the operator CLI (libs/contracts/src/api). */
+export type { RunActionResult };
 
 /** Operator actions on runs. Each runs in one transaction with the run row locked. */
 @Injectable()
@@ -38,11 +42,10 @@ export class RunsService {
     return run;
   }
 
-  /** The campaign's runs, newest first; none unless the campaign is the tenant's (any for null). */
-  /** The campaign's runs; 404 for a missing campaign and for another tenant's, alike. */
+  /** The campaign's runs, newest first; 404 for a missing campaign and for another tenant's, alike. */
   async list(tenantId: TenantFilter, campaignId: string, limit: number, before?: string): Promise<RunView[]> {
     if (!(await this.runs.campaignVisible(tenantId, campaignId))) {
-      throw new NotFoundError('CAMPAIGN_NOT_FOUND', `Campaign ${campaignId} not found`);
+      throw new NotFoundError(CampaignErrorCode.NotFound, `Campaign ${campaignId} not found`);
     }
     return this.runs.list(campaignId, limit, before, tenantId);
   }
@@ -117,26 +120,18 @@ export class RunsService {
 
   /** A finished campaign becomes active again when one of its runs is retried. */
   private async reopenCampaign(manager: EntityManager, campaignId: string): Promise<void> {
-    const rows = (await manager.query('SELECT state FROM campaigns WHERE id = ? FOR UPDATE', [
-      campaignId,
-    ])) as {
-      state: CampaignState;
-    }[];
-    const state = rows[0]?.state;
+    const state = await this.runs.lockCampaignState(manager, campaignId);
     if (state === undefined || state === CampaignState.Active) return;
     const transition = transitionCampaign(state, CampaignEvent.Reopen);
     if (!transition.ok)
       throw new ConflictError(transition.code, `Campaign ${campaignId}: ${transition.reason}`);
-    await manager.query('UPDATE campaigns SET state = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?', [
-      transition.next,
-      campaignId,
-    ]);
+    await this.runs.setCampaignState(manager, campaignId, transition.next);
   }
 }
 
 /** The same answer for a missing run and another tenant's. */
 function runNotFound(campaignId: string, runId: string): NotFoundError {
-  return new NotFoundError('RUN_NOT_FOUND', `Run ${runId} of campaign ${campaignId} not found`);
+  return new NotFoundError(RunErrorCode.NotFound, `Run ${runId} of campaign ${campaignId} not found`);
 }
 
 function next(run: LockedRun, event: RunEvent): RunState {

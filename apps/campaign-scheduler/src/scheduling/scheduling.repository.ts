@@ -1,8 +1,24 @@
 import { Injectable } from '@nestjs/common';
+import { selectRows, writeRows } from '@ums/platform';
 import type { EntityManager } from 'typeorm';
 import { RunsRepository } from '../runs/runs.repository';
 
-type Row = Record<string, unknown>;
+/**
+ * A due cron campaign. Neither column is NULL here: `next_fire_at <= ?` passes no NULL, and
+ * chk_campaigns_schedule requires cron_expression of a cron campaign.
+ */
+interface DueCronRow {
+  readonly id: string;
+  readonly cron_expression: string;
+  readonly time_zone: string;
+  readonly next_fire_at: Date;
+}
+
+interface DueRunRow {
+  readonly id: string;
+  readonly campaign_id: string;
+  readonly lease_epoch: number;
+}
 
 export interface DueCron {
   readonly campaignId: string;
@@ -27,53 +43,57 @@ export class SchedulingRepository {
   constructor(private readonly runs: RunsRepository) {}
 
   async lockDueCrons(manager: EntityManager, now: Date, limit: number): Promise<DueCron[]> {
-    const rows = (await manager.query(
+    const rows = await selectRows<DueCronRow>(
+      manager,
       `SELECT id, cron_expression, time_zone, next_fire_at FROM campaigns
         WHERE state = 'ACTIVE' AND schedule_kind = 'cron' AND next_fire_at <= ?
         ORDER BY next_fire_at LIMIT ? FOR UPDATE SKIP LOCKED`,
       [now, limit],
-    )) as Row[];
+    );
     return rows.map((row) => ({
-      campaignId: String(row['id']),
-      cron: String(row['cron_expression']),
-      timeZone: String(row['time_zone']),
-      nextFireAt: row['next_fire_at'] as Date,
+      campaignId: row.id,
+      cron: row.cron_expression,
+      timeZone: row.time_zone,
+      nextFireAt: row.next_fire_at,
     }));
   }
 
   async setNextFire(manager: EntityManager, campaignId: string, nextFireAt: Date): Promise<void> {
-    await manager.query('UPDATE campaigns SET next_fire_at = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?', [
-      nextFireAt,
-      campaignId,
-    ]);
+    await writeRows(
+      manager,
+      'UPDATE campaigns SET next_fire_at = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?',
+      [nextFireAt, campaignId],
+    );
   }
 
   /** PENDING runs whose time has come, of active campaigns, oldest fire time first. */
   async lockDueRuns(manager: EntityManager, limit: number): Promise<DueRun[]> {
-    const rows = (await manager.query(
+    const rows = await selectRows<DueRunRow>(
+      manager,
       `SELECT id, campaign_id, lease_epoch FROM runs
         WHERE state = 'PENDING' AND fire_at <= UTC_TIMESTAMP(3)
           AND campaign_id IN (SELECT id FROM campaigns WHERE state = 'ACTIVE')
         ORDER BY fire_at, id LIMIT ? FOR UPDATE SKIP LOCKED`,
       [limit],
-    )) as Row[];
+    );
     if (rows.length === 0) return [];
     const tenantOf = await this.runs.tenantsOf(
       manager,
-      rows.map((row) => String(row['campaign_id'])),
+      rows.map((row) => row.campaign_id),
     );
     return rows.map((row) => ({
-      runId: String(row['id']),
-      campaignId: String(row['campaign_id']),
-      tenantId: tenantOf.get(String(row['campaign_id'])) as string,
-      epoch: Number(row['lease_epoch']),
+      runId: row.id,
+      campaignId: row.campaign_id,
+      tenantId: tenantOf.get(row.campaign_id) as string,
+      epoch: row.lease_epoch,
     }));
   }
 
   /** PENDING -> SCHEDULED at a new epoch; the checkpoint clock starts so a lost request is re-sent. */
   async markScheduled(manager: EntityManager, runIds: readonly string[]): Promise<void> {
     if (runIds.length === 0) return;
-    await manager.query(
+    await writeRows(
+      manager,
       `UPDATE runs SET state = 'SCHEDULED', lease_epoch = lease_epoch + 1, lease_owner = NULL,
               checkpoint_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
         WHERE id IN (?)`,

@@ -1,8 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import type { Channel, MessageContentV1 } from '@ums/contracts';
+import { type Channel, MessageHandlingErrorCode, type MessageContentV1 } from '@ums/contracts';
+import { NonRetryableError, selectRows, writeRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
 
-type Row = Record<string, unknown>;
+/** `SELECT 1 AS x`: the literal is an INT on MariaDB and a BIGINT (a string here) on MySQL 8. */
+interface FoundRow {
+  readonly x: number | string;
+}
+
+interface StoredMessageRow {
+  readonly id: string;
+  readonly state: string;
+}
+
+/** GET_LOCK and RELEASE_LOCK: 1, 0, or NULL; an INT or a BIGINT (a string here) depending on the server. */
+interface LockRow {
+  readonly locked: number | string | null;
+}
+
+interface ReleaseRow {
+  readonly released: number | string | null;
+}
 
 export interface SingleMessage {
   readonly tenantId: string;
@@ -27,10 +45,11 @@ export class SendRequestsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async isOptedOut(tenantId: string, channel: Channel, address: string): Promise<boolean> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<FoundRow>(
+      this.dataSource,
       'SELECT 1 AS x FROM opt_outs WHERE tenant_id = ? AND channel = ? AND address = ?',
       [tenantId, channel, address],
-    )) as Row[];
+    );
     return rows.length > 0;
   }
 
@@ -40,7 +59,8 @@ export class SendRequestsRepository {
    * re-published (resend) without the original request.
    */
   async storeSingle(m: SingleMessage): Promise<StoredSingle> {
-    const result = (await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `INSERT IGNORE INTO messages (campaign_id, tenant_id, channel, credential_id, recipient, lane, state, reason,
          idempotency_key, content, updated_at)
        VALUES (?, ?, ?, ?, ?, 'priority', ?, ?, ?, ?, UTC_TIMESTAMP(3))`,
@@ -55,16 +75,20 @@ export class SendRequestsRepository {
         m.requestId,
         JSON.stringify({ content: m.content, variables: m.variables ?? null }),
       ],
-    )) as { affectedRows: number };
-    const rows = (await this.dataSource.query(
+    );
+    const rows = await selectRows<StoredMessageRow>(
+      this.dataSource,
       'SELECT id, state FROM messages WHERE tenant_id = ? AND idempotency_key = ?',
       [m.tenantId, m.requestId],
-    )) as Row[];
-    return {
-      id: String(rows[0]?.['id']),
-      state: String(rows[0]?.['state']),
-      created: result.affectedRows === 1,
-    };
+    );
+    const stored = rows[0];
+    if (stored === undefined) {
+      throw new NonRetryableError(
+        MessageHandlingErrorCode.SendRequestNotStored,
+        `The database did not store request ${m.requestId} (INSERT IGNORE refused it)`,
+      );
+    }
+    return { id: String(stored.id), state: String(stored.state), created: result.affectedRows === 1 };
   }
 
   /**
@@ -75,12 +99,12 @@ export class SendRequestsRepository {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
-      const rows = (await runner.query('SELECT GET_LOCK(?, 60) AS locked', [name])) as Row[];
-      if (Number(rows[0]?.['locked']) !== 1) throw new Error(`Timed out waiting for lock ${name}`);
+      const rows = await selectRows<LockRow>(runner, 'SELECT GET_LOCK(?, 60) AS locked', [name]);
+      if (Number(rows[0]?.locked) !== 1) throw new Error(`Timed out waiting for lock ${name}`);
       try {
         return await work();
       } finally {
-        await runner.query('SELECT RELEASE_LOCK(?)', [name]);
+        await selectRows<ReleaseRow>(runner, 'SELECT RELEASE_LOCK(?) AS released', [name]);
       }
     } finally {
       await runner.release();
@@ -89,11 +113,12 @@ export class SendRequestsRepository {
 
   /** Whether a bulk request's campaign already has its audience import (a redelivered request). */
   async hasRequestImport(campaignId: string): Promise<boolean> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<FoundRow>(
+      this.dataSource,
       `SELECT 1 AS x FROM audience_imports WHERE campaign_id = ? AND source = 'request'
           AND state IN ('PENDING', 'RUNNING', 'COMPLETED') LIMIT 1`,
       [campaignId],
-    )) as Row[];
+    );
     return rows.length > 0;
   }
 }

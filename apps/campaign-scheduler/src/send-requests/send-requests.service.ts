@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
+  CampaignErrorCode,
+  type ErrorCode,
   type MessageBatchV1,
   type MessageStatusV1,
+  MessageHandlingErrorCode,
   MessageStatus,
   FailureReason,
   SendLane,
+  SendOutcomeCode,
   type SendRequestV1,
   SendRequestKind,
   Topics,
@@ -53,19 +57,22 @@ export class SendRequestsService {
 
   private async single(request: SendRequestV1): Promise<void> {
     const recipient = request.recipient;
-    if (recipient === undefined) throw refuse('RECIPIENT_MISSING', 'recipient is required for a single send');
+    if (recipient === undefined)
+      throw refuse(MessageHandlingErrorCode.RecipientMissing, 'recipient is required for a single send');
     await this.campaigns.checkCredential(request.tenantId, request.credentialId, request.channel);
     const normalize = addressNormalizerFor(
       request.channel,
       request.defaultCountry === undefined ? undefined : phoneCountry(request.defaultCountry),
     );
     const address = normalize(recipient.address);
-    if (!address.ok) throw refuse('RECIPIENT_INVALID', `recipient.address: ${address.reason}`);
+    if (!address.ok)
+      throw refuse(MessageHandlingErrorCode.RecipientInvalid, `recipient.address: ${address.reason}`);
     const variables = templateVariables(request.content);
-    if (!variables.ok) throw refuse('TEMPLATE_INVALID', `content ${variables.field}: ${variables.reason}`);
+    if (!variables.ok)
+      throw refuse(CampaignErrorCode.TemplateInvalid, `content ${variables.field}: ${variables.reason}`);
     const missing = variables.variables.filter((name) => recipient.variables?.[name] === undefined);
     if (missing.length > 0)
-      throw refuse('VARIABLES_MISSING', `recipient.variables lacks ${missing.join(', ')}`);
+      throw refuse(SendOutcomeCode.VariablesMissing, `recipient.variables lacks ${missing.join(', ')}`);
 
     const partitionKey = singleSendKey(request.tenantId, request.requestId);
     const optedOut = await this.repository.isOptedOut(request.tenantId, request.channel, address.address);
@@ -171,6 +178,6 @@ export function singleSendKey(tenantId: string, requestId: string): string {
   return `snd_${createHash('sha256').update(`${tenantId}\u0000${requestId}`).digest('base64url').slice(0, 40)}`;
 }
 
-function refuse(code: string, message: string): NonRetryableError {
+function refuse(code: ErrorCode, message: string): NonRetryableError {
   return new NonRetryableError(code, message);
 }

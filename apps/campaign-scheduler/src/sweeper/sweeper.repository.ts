@@ -1,8 +1,28 @@
 import { Injectable } from '@nestjs/common';
+import { selectRows, writeRows } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RunsRepository } from '../runs/runs.repository';
 
-type Row = Record<string, unknown>;
+/** A stale run; checkpoint_at is not NULL (the WHERE compares it). */
+interface StaleRunRow {
+  readonly id: string;
+  readonly campaign_id: string;
+  readonly lease_epoch: number;
+  readonly attempts: number;
+  readonly checkpoint_at: Date;
+}
+
+interface RunOfCampaignRow {
+  readonly id: string;
+  readonly campaign_id: string;
+}
+
+/** TIMESTAMPDIFF is a BIGINT: a string. */
+interface CheckpointAgeRow {
+  readonly id: string;
+  readonly campaign_id: string;
+  readonly age_us: string;
+}
 
 export interface StaleRun {
   readonly runId: string;
@@ -31,32 +51,34 @@ export class SweeperRepository {
    * checkpoint has not moved for the deadline, locked with SKIP LOCKED so replicas split them.
    */
   async lockStale(manager: EntityManager, deadlineMs: number, limit: number): Promise<StaleRun[]> {
-    const rows = (await manager.query(
+    const rows = await selectRows<StaleRunRow>(
+      manager,
       `SELECT r.id, r.campaign_id, r.lease_epoch, r.attempts, r.checkpoint_at FROM runs r
         WHERE r.state IN ('SCHEDULED', 'RUNNING') AND r.expanded_at IS NULL
           AND r.checkpoint_at < DATE_SUB(UTC_TIMESTAMP(3), INTERVAL ? MICROSECOND)
         ORDER BY r.checkpoint_at LIMIT ? FOR UPDATE SKIP LOCKED`,
       [deadlineMs * 1000, limit],
-    )) as Row[];
+    );
     if (rows.length === 0) return [];
     const tenantOf = await this.runs.tenantsOf(
       manager,
-      rows.map((row) => String(row['campaign_id'])),
+      rows.map((row) => row.campaign_id),
     );
     return rows.map((row) => ({
-      runId: String(row['id']),
-      campaignId: String(row['campaign_id']),
-      tenantId: tenantOf.get(String(row['campaign_id'])) as string,
-      epoch: Number(row['lease_epoch']),
-      attempts: Number(row['attempts']),
-      checkpointAt: row['checkpoint_at'] as Date,
+      runId: row.id,
+      campaignId: row.campaign_id,
+      tenantId: tenantOf.get(row.campaign_id) as string,
+      epoch: row.lease_epoch,
+      attempts: row.attempts,
+      checkpointAt: row.checkpoint_at,
     }));
   }
 
   /** New epoch, lease freed, attempt counted; the checkpoint clock restarts for the next expander. */
   async retry(manager: EntityManager, runIds: readonly string[]): Promise<void> {
     if (runIds.length === 0) return;
-    await manager.query(
+    await writeRows(
+      manager,
       `UPDATE runs SET lease_epoch = lease_epoch + 1, lease_owner = NULL, attempts = attempts + 1,
               checkpoint_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
         WHERE id IN (?)`,
@@ -66,7 +88,8 @@ export class SweeperRepository {
 
   /** Retries exhausted: FAILED with the reason, and the epoch bumped so a late expander is fenced out. */
   async fail(manager: EntityManager, runId: string, reason: string): Promise<void> {
-    await manager.query(
+    await writeRows(
+      manager,
       `UPDATE runs SET state = 'FAILED', failure_reason = ?, lease_epoch = lease_epoch + 1, lease_owner = NULL,
               finished_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
         WHERE id = ?`,
@@ -79,29 +102,30 @@ export class SweeperRepository {
    * a one-off campaign whose runs are all finished becomes COMPLETED too. Returns the runs completed.
    */
   async completeFinishedRuns(limit: number): Promise<string[]> {
-    const candidates = (await this.dataSource.query(
+    const candidates = await selectRows<RunOfCampaignRow>(
+      this.dataSource,
       `SELECT r.id, r.campaign_id FROM runs r
         WHERE r.state = 'RUNNING' AND r.expanded_at IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.run_id = r.id AND m.state IN ('PENDING', 'SENDING'))
         LIMIT ?`,
       [limit],
-    )) as Row[];
+    );
     const completed: string[] = [];
-    for (const row of candidates) {
-      const runId = String(row['id']);
-      const campaignId = String(row['campaign_id']);
+    for (const { id: runId, campaign_id: campaignId } of candidates) {
       await this.dataSource.transaction(async (manager) => {
         // Re-checked under the lock: a retry may have reopened the run meanwhile.
-        const result = (await manager.query(
+        const result = await writeRows(
+          manager,
           `UPDATE runs SET state = 'COMPLETED', finished_at = UTC_TIMESTAMP(3), lease_owner = NULL,
                   updated_at = UTC_TIMESTAMP(3)
             WHERE id = ? AND state = 'RUNNING' AND expanded_at IS NOT NULL
               AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.run_id = ? AND m.state IN ('PENDING', 'SENDING'))`,
           [runId, runId],
-        )) as { affectedRows: number };
+        );
         if (result.affectedRows !== 1) return;
         completed.push(runId);
-        await manager.query(
+        await writeRows(
+          manager,
           `UPDATE campaigns SET state = 'COMPLETED', updated_at = UTC_TIMESTAMP(3)
             WHERE id = ? AND state = 'ACTIVE' AND schedule_kind IN ('now', 'at')
               AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = ?
@@ -115,16 +139,17 @@ export class SweeperRepository {
 
   /** Checkpoint age of every run being expanded, for the metric (bounded). */
   async checkpointAges(limit: number): Promise<CheckpointAge[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<CheckpointAgeRow>(
+      this.dataSource,
       `SELECT id, campaign_id, TIMESTAMPDIFF(MICROSECOND, checkpoint_at, UTC_TIMESTAMP(3)) AS age_us FROM runs
         WHERE state IN ('SCHEDULED', 'RUNNING') AND expanded_at IS NULL AND checkpoint_at IS NOT NULL
         ORDER BY checkpoint_at LIMIT ?`,
       [limit],
-    )) as Row[];
+    );
     return rows.map((row) => ({
-      runId: String(row['id']),
-      campaignId: String(row['campaign_id']),
-      ageSeconds: Number(row['age_us']) / 1e6,
+      runId: row.id,
+      campaignId: row.campaign_id,
+      ageSeconds: Number(row.age_us) / 1e6,
     }));
   }
 }

@@ -6,6 +6,7 @@ import {
   parseCredentialConfig,
   Provider,
   secretProblem,
+  SendOutcomeCode,
 } from '@ums/contracts';
 import { ProviderEndpointPolicy, type ProviderFailure } from '@ums/domain';
 import { SecretBox, SecretUnreadableError } from '@ums/platform';
@@ -89,7 +90,7 @@ export class CredentialLoader {
         failure: {
           kind: 'retryable',
           reason: FailureReason.Other,
-          code: 'CREDENTIAL_UNAVAILABLE',
+          code: SendOutcomeCode.CredentialUnavailable,
           detail: `credential ${id} could not be read: ${error instanceof Error ? error.message : String(error)}`,
           congestion: false,
           ambiguous: false,
@@ -106,7 +107,7 @@ export class CredentialLoader {
     if (!isChannel(channel)) return invalid(`credential ${id} has an unknown channel '${channel}'`);
     if (!this.endpoints.isEnabled(provider)) {
       return refused(
-        'PROVIDER_DISABLED',
+        SendOutcomeCode.ProviderDisabled,
         `credential ${id}: provider ${provider} is not enabled on this deployment`,
       );
     }
@@ -114,7 +115,10 @@ export class CredentialLoader {
     if (!parsed.ok) return invalid(`credential ${id} (${provider}): ${describeIssues(parsed.issues)}`);
     const endpointProblem = this.endpoints.endpointProblem(provider, parsed.config.baseUrl);
     if (endpointProblem !== undefined) {
-      return refused('ENDPOINT_NOT_ALLOWED', `credential ${id}: config.baseUrl ${endpointProblem}`);
+      return refused(
+        SendOutcomeCode.EndpointNotAllowed,
+        `credential ${id}: config.baseUrl ${endpointProblem}`,
+      );
     }
     let secret: string | undefined;
     if (stored.sealedSecret !== null) {
@@ -146,14 +150,15 @@ export class CredentialLoader {
 }
 
 /** Why a credential cannot send: its stored values are unusable, or the deployment does not allow them. */
-export type CredentialRefusalCode = 'CREDENTIAL_INVALID' | 'PROVIDER_DISABLED' | 'ENDPOINT_NOT_ALLOWED';
+export type CredentialRefusalCode =
+  SendOutcomeCode.CredentialInvalid | SendOutcomeCode.ProviderDisabled | SendOutcomeCode.EndpointNotAllowed;
 
 function refused(code: CredentialRefusalCode, detail: string): CredentialLoad {
   return { ok: false, failure: { kind: 'permanent', reason: FailureReason.Other, code, detail } };
 }
 
 function invalid(detail: string): CredentialLoad {
-  return refused('CREDENTIAL_INVALID', detail);
+  return refused(SendOutcomeCode.CredentialInvalid, detail);
 }
 
 function isProvider(value: string): value is Provider {

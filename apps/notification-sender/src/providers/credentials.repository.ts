@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { selectRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { CredentialLimits } from './provider-adapter';
 
@@ -13,15 +14,16 @@ export interface StoredCredential {
   readonly limits: CredentialLimits;
 }
 
+/** A credentials row as selected: `config` JSON (text on MariaDB), the rates INT UNSIGNED. */
 interface CredentialRow {
-  id: string;
-  provider: string;
-  channel: string;
-  config: unknown;
-  secret_ciphertext: string | null;
-  rate_ceiling_per_sec: number | string;
-  rate_floor_per_sec: number | string;
-  tenant_rate_cap_per_sec: number | string | null;
+  readonly id: string;
+  readonly provider: string;
+  readonly channel: string;
+  readonly config: unknown;
+  readonly secret_ciphertext: string | null;
+  readonly rate_ceiling_per_sec: number;
+  readonly rate_floor_per_sec: number;
+  readonly tenant_rate_cap_per_sec: number | null;
 }
 
 /** Reads credentials by id (a few rows, cached by the loader: plain single-row statements). */
@@ -30,27 +32,30 @@ export class CredentialsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async findById(id: string): Promise<StoredCredential | undefined> {
-    const rows = (await this.dataSource.query(
+    const [row] = await selectRows<CredentialRow>(
+      this.dataSource,
       `SELECT id, provider, channel, config, secret_ciphertext, rate_ceiling_per_sec, rate_floor_per_sec,
               tenant_rate_cap_per_sec
          FROM credentials WHERE id = ?`,
       [id],
-    )) as CredentialRow[];
-    const row = rows[0];
-    if (row === undefined) return undefined;
-    return {
-      id: row.id,
-      provider: row.provider,
-      channel: row.channel,
-      config: typeof row.config === 'string' ? parseJson(row.config) : row.config,
-      sealedSecret: row.secret_ciphertext,
-      limits: {
-        ceiling: Number(row.rate_ceiling_per_sec),
-        floor: Number(row.rate_floor_per_sec),
-        tenantCapPerSec: row.tenant_rate_cap_per_sec === null ? null : Number(row.tenant_rate_cap_per_sec),
-      },
-    };
+    );
+    return row === undefined ? undefined : storedCredentialOf(row);
   }
+}
+
+function storedCredentialOf(row: CredentialRow): StoredCredential {
+  return {
+    id: row.id,
+    provider: row.provider,
+    channel: row.channel,
+    config: typeof row.config === 'string' ? parseJson(row.config) : row.config,
+    sealedSecret: row.secret_ciphertext,
+    limits: {
+      ceiling: row.rate_ceiling_per_sec,
+      floor: row.rate_floor_per_sec,
+      tenantCapPerSec: row.tenant_rate_cap_per_sec,
+    },
+  };
 }
 
 function parseJson(text: string): unknown {

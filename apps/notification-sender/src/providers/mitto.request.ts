@@ -1,4 +1,4 @@
-import { Channel, type Provider } from '@ums/contracts';
+import { Channel, type Provider, SendOutcomeCode } from '@ums/contracts';
 import { classifyMittoItem, classifyMittoRequestError, type PermanentFailure } from '@ums/domain';
 import type { LoadedCredential, OutgoingMessage, SendOutcome } from './provider-adapter';
 import type { ProviderResponse } from './provider-http.client';
@@ -32,10 +32,13 @@ export function mittoRequest(credential: MittoCredential, messages: readonly Out
     if (message.channel !== Channel.Sms) {
       refused.set(
         message.messageId,
-        unsendable('CHANNEL_UNSUPPORTED', `mitto cannot send ${message.channel}`),
+        unsendable(SendOutcomeCode.ChannelUnsupported, `mitto cannot send ${message.channel}`),
       );
     } else if (message.content.text === undefined || message.content.text === '') {
-      refused.set(message.messageId, unsendable('CONTENT_INVALID', 'an SMS needs text (no templates)'));
+      refused.set(
+        message.messageId,
+        unsendable(SendOutcomeCode.ContentInvalid, 'an SMS needs text (no templates)'),
+      );
     } else {
       items.push({ to: message.recipient, text: message.content.text, reference: message.messageId });
     }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FailureReason, type Provider } from '@ums/contracts';
+import { FailureReason, type Provider, SendOutcomeCode } from '@ums/contracts';
 import { type ProviderFailure, type RetryableFailure, transportFailure } from '@ums/domain';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import type { OutgoingMessage, ProviderEndpoint, SendControl, SendOutcome } from './provider-adapter';
@@ -44,7 +44,9 @@ export async function exchange(
 function stopsTheSend(outcome: SendOutcome): outcome is SendOutcome & RetryableFailure {
   return (
     outcome.kind === 'retryable' &&
-    (outcome.congestion || outcome.reason === FailureReason.NetworkError || outcome.code === 'ABORTED')
+    (outcome.congestion ||
+      outcome.reason === FailureReason.NetworkError ||
+      outcome.code === SendOutcomeCode.Aborted)
   );
 }
 
@@ -96,22 +98,33 @@ export async function sendInRequests(
       if (waitMs > 0) await sleep(waitMs);
       return limit.run(async (): Promise<SendOutcome[]> => {
         if (control?.signal?.aborted === true) {
-          return request.map((m) => notAttempted(m, 'ABORTED', 'not sent: the send was cancelled'));
+          return request.map((m) =>
+            notAttempted(m, SendOutcomeCode.Aborted, 'not sent: the send was cancelled'),
+          );
         }
         if (control?.startBy !== undefined && performance.now() > control.startBy) {
           return request.map((m) =>
-            notAttempted(m, 'CLAIM_WINDOW_PASSED', 'not sent: queued past its claim window'),
+            notAttempted(m, SendOutcomeCode.ClaimWindowPassed, 'not sent: queued past its claim window'),
           );
         }
         if (slot !== undefined && late(control, slot)) {
           return request.map((m) =>
-            notAttempted(m, 'SLOT_MISSED', 'not sent: could not start soon enough after its rate-limit slot'),
+            notAttempted(
+              m,
+              SendOutcomeCode.SlotMissed,
+              'not sent: could not start soon enough after its rate-limit slot',
+            ),
           );
         }
         const cause = stoppedBy.get(slot);
         if (cause !== undefined) {
           return request.map((m) =>
-            notAttempted(m, 'NOT_ATTEMPTED', `not sent: an earlier request failed (${cause.code})`, cause),
+            notAttempted(
+              m,
+              SendOutcomeCode.NotAttempted,
+              `not sent: an earlier request failed (${cause.code})`,
+              cause,
+            ),
           );
         }
         const outcomes = await sendRequest(request);

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { FailureReason } from '@ums/contracts';
+import { FailureReason, SendOutcomeCode } from '@ums/contracts';
 import { type PermanentFailure, parseRetryAfter, type ProviderFailure } from '@ums/domain';
 import type { OutgoingMessage, SendOutcome } from './provider-adapter';
 import type { ProviderResponse } from './provider-http.client';
@@ -18,7 +18,7 @@ export type BuiltRequest =
 
 /** A message this provider cannot carry (wrong channel, missing text or subject): never sent. */
 export function unsendable(
-  code: 'CHANNEL_UNSUPPORTED' | 'CONTENT_INVALID',
+  code: SendOutcomeCode.ChannelUnsupported | SendOutcomeCode.ContentInvalid,
   detail: string,
 ): PermanentFailure {
   return { kind: 'permanent', reason: FailureReason.Rejected, code, detail };
@@ -90,7 +90,7 @@ export function missingResult(detail: string): ProviderFailure {
   return {
     kind: 'retryable',
     reason: FailureReason.ProviderError,
-    code: 'MISSING_RESULT',
+    code: SendOutcomeCode.MissingResult,
     detail,
     congestion: false,
     ambiguous: true,
@@ -176,6 +176,9 @@ export function refusedOutcomes(
   refused: ReadonlyMap<string, PermanentFailure>,
 ): SendOutcome[] {
   return messages.map((message) =>
-    outcomeFor(message, refused.get(message.messageId) ?? unsendable('CONTENT_INVALID', 'not sendable')),
+    outcomeFor(
+      message,
+      refused.get(message.messageId) ?? unsendable(SendOutcomeCode.ContentInvalid, 'not sendable'),
+    ),
   );
 }

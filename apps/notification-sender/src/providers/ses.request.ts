@@ -1,4 +1,4 @@
-import { Channel, type Provider } from '@ums/contracts';
+import { Channel, type Provider, SendOutcomeCode } from '@ums/contracts';
 import { classifySesError } from '@ums/domain';
 import { sign } from 'aws4';
 import type { LoadedCredential, OutgoingMessage, SendOutcome } from './provider-adapter';
@@ -33,11 +33,17 @@ export function amzDate(now: Date): string {
 export function sesRequest(credential: SesCredential, message: OutgoingMessage, now: Date): BuiltRequest {
   const { config } = credential;
   if (message.channel !== Channel.Email) {
-    return { ok: false, failure: unsendable('CHANNEL_UNSUPPORTED', `ses cannot send ${message.channel}`) };
+    return {
+      ok: false,
+      failure: unsendable(SendOutcomeCode.ChannelUnsupported, `ses cannot send ${message.channel}`),
+    };
   }
   const { text, subject } = message.content;
   if (text === undefined || text === '' || subject === undefined || subject.trim() === '') {
-    return { ok: false, failure: unsendable('CONTENT_INVALID', 'an e-mail needs a subject and text') };
+    return {
+      ok: false,
+      failure: unsendable(SendOutcomeCode.ContentInvalid, 'an e-mail needs a subject and text'),
+    };
   }
   const body = JSON.stringify({
     FromEmailAddress: config.fromAddress,

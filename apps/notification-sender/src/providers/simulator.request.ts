@@ -1,5 +1,6 @@
 import type { Provider } from '@ums/contracts';
 import { classifySimulatorItem, classifySimulatorRequestError, type PermanentFailure } from '@ums/domain';
+import { SendOutcomeCode } from '@ums/contracts';
 import type { LoadedCredential, OutgoingMessage, SendOutcome } from './provider-adapter';
 import type { ProviderResponse } from './provider-http.client';
 import {
@@ -43,7 +44,10 @@ export function simulatorRequest(
   for (const message of messages) {
     const text = simulatorText(message);
     if (text === undefined)
-      refused.set(message.messageId, unsendable('CONTENT_INVALID', 'a message needs text or a template'));
+      refused.set(
+        message.messageId,
+        unsendable(SendOutcomeCode.ContentInvalid, 'a message needs text or a template'),
+      );
     else items.push({ messageId: message.messageId, to: message.recipient, channel: message.channel, text });
   }
   if (items.length === 0) return { request: undefined, refused };

@@ -1,4 +1,4 @@
-import { Channel, type Provider } from '@ums/contracts';
+import { Channel, type Provider, SendOutcomeCode } from '@ums/contracts';
 import { classifyTwilioError } from '@ums/domain';
 import type { LoadedCredential, OutgoingMessage, SendOutcome } from './provider-adapter';
 import type { ProviderResponse } from './provider-http.client';
@@ -32,13 +32,16 @@ export function twilioStatusCallback(statusCallbackUrl: string, messageId: strin
 export function twilioRequest(credential: TwilioCredential, message: OutgoingMessage): BuiltRequest {
   const { config } = credential;
   if (message.channel !== Channel.Sms && message.channel !== Channel.WhatsApp) {
-    return { ok: false, failure: unsendable('CHANNEL_UNSUPPORTED', `twilio cannot send ${message.channel}`) };
+    return {
+      ok: false,
+      failure: unsendable(SendOutcomeCode.ChannelUnsupported, `twilio cannot send ${message.channel}`),
+    };
   }
   const text = message.content.text;
   if (text === undefined || text === '') {
     return {
       ok: false,
-      failure: unsendable('CONTENT_INVALID', 'a Twilio message needs text (no templates)'),
+      failure: unsendable(SendOutcomeCode.ContentInvalid, 'a Twilio message needs text (no templates)'),
     };
   }
   const whatsApp = message.channel === Channel.WhatsApp;

@@ -1,4 +1,4 @@
-import { Channel, type Provider } from '@ums/contracts';
+import { Channel, type Provider, SendOutcomeCode } from '@ums/contracts';
 import { classifyWhatsAppError } from '@ums/domain';
 import type { LoadedCredential, OutgoingMessage, SendOutcome } from './provider-adapter';
 import type { ProviderResponse } from './provider-http.client';
@@ -26,7 +26,10 @@ export function whatsAppRequest(credential: WhatsAppCredential, message: Outgoin
   if (message.channel !== Channel.WhatsApp) {
     return {
       ok: false,
-      failure: unsendable('CHANNEL_UNSUPPORTED', `whatsapp-cloud cannot send ${message.channel}`),
+      failure: unsendable(
+        SendOutcomeCode.ChannelUnsupported,
+        `whatsapp-cloud cannot send ${message.channel}`,
+      ),
     };
   }
   const { content } = message;
@@ -63,7 +66,7 @@ export function whatsAppRequest(credential: WhatsAppCredential, message: Outgoin
   } else {
     return {
       ok: false,
-      failure: unsendable('CONTENT_INVALID', 'a WhatsApp message needs text or a template'),
+      failure: unsendable(SendOutcomeCode.ContentInvalid, 'a WhatsApp message needs text or a template'),
     };
   }
   return {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig, MetricsRegistry } from '@ums/platform';
+import { MetricsRegistry } from '@ums/platform';
 import { deleteTestRedisKeys, testRedisClient } from '@ums/testing';
 import { PinoLogger } from 'nestjs-pino';
-import { RateLimitConfig } from './rate-limit.config';
+import { rateLimitConfigOf } from './rate-limit.config';
 import { RateLimitMetrics } from './rate-limit.metrics';
 import { RateLimitRepository } from './rate-limit.repository';
 import { type AcquireRequest, RateLimitService } from './rate-limit.service';
@@ -15,10 +15,7 @@ describe('rate-limit state re-seeded when Redis lost it (real Redis)', () => {
   const prefix = `t-rl-reseed-${randomBytes(4).toString('hex')}:`;
   const redis = testRedisClient({ maxRetriesPerRequest: 3 });
   const logger = new PinoLogger({ pinoHttp: { level: 'silent' } });
-  const config = loadConfig(RateLimitConfig, {
-    RATE_LIMIT_KEY_PREFIX: prefix,
-    RATE_LIMIT_AIMD_START: 'ceiling',
-  });
+  const config = rateLimitConfigOf(prefix, { aimd: { start: 'ceiling' } });
 
   function replica(): { service: RateLimitService; metrics: RateLimitMetrics } {
     const metrics = new RateLimitMetrics(new MetricsRegistry('notification-sender-test'));

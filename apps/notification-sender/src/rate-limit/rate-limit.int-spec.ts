@@ -4,12 +4,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import type { Cluster, Redis } from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
-import { InvalidInputError, loadConfig, MetricsRegistry, PlatformModule } from '@ums/platform';
+import { InvalidInputError, MetricsRegistry, PlatformModule } from '@ums/platform';
 import { deleteTestRedisKeys, testRedisClient, testRedisEnv, testRedisKeys } from '@ums/testing';
-import { RateLimitConfig } from './rate-limit.config';
+import { RateLimitConfig, rateLimitConfigOf } from './rate-limit.config';
 import { RateLimitMetrics } from './rate-limit.metrics';
 import { RateLimitModule } from './rate-limit.module';
 import { RateLimitRepository } from './rate-limit.repository';
+import type { RateLimitTuningOverrides } from './rate-limit.tuning';
 import {
   type AcquireRequest,
   type AcquireResult,
@@ -31,8 +32,8 @@ describe('rate limiting against Redis', () => {
   const logger = new PinoLogger({ pinoHttp: { level: 'silent' } });
   let suite = 0;
 
-  function replicas(count: number, env: Record<string, string> = {}): RateLimitService[] {
-    const config = loadConfig(RateLimitConfig, { RATE_LIMIT_KEY_PREFIX: `${runPrefix}${++suite}:`, ...env });
+  function replicas(count: number, tuning: RateLimitTuningOverrides = {}): RateLimitService[] {
+    const config = rateLimitConfigOf(`${runPrefix}${++suite}:`, tuning);
     return Array.from({ length: count }, () => {
       const redis = testRedisClient({ enableAutoPipelining: true, maxRetriesPerRequest: 3 });
       clients.push(redis);
@@ -234,7 +235,7 @@ describe('rate limiting against Redis', () => {
   });
 
   it('cuts the rate once on a burst of congestion reported by three replicas, and raises it again on recovery', async () => {
-    const services = replicas(3, { RATE_LIMIT_AIMD_INTERVAL_MS: '200', RATE_LIMIT_AIMD_COOLDOWN_MS: '500' });
+    const services = replicas(3, { aimd: { intervalMs: 200, cooldownMs: 500 } });
     const [first] = services as [RateLimitService];
     const request: AcquireRequest = {
       credentialId: credential('f'),
@@ -287,7 +288,7 @@ describe('rate limiting against Redis', () => {
 
   it('settles near a provider capacity of 65% of the ceiling, and follows it when it doubles', async () => {
     // Time compressed: intervals of 250 ms stand for the default 1 s (30 s become 7.5 s).
-    const services = replicas(3, { RATE_LIMIT_AIMD_INTERVAL_MS: '250', RATE_LIMIT_AIMD_COOLDOWN_MS: '250' });
+    const services = replicas(3, { aimd: { intervalMs: 250, cooldownMs: 250 } });
     const provider = new SimulatedProvider(650);
     const request = {
       credentialId: credential('g'),
@@ -391,7 +392,7 @@ describe('rate limiting against Redis', () => {
   });
 
   it('starts a credential at the configured end and keeps its rate within the bounds each caller gives', async () => {
-    const [fromFloor] = replicas(1, { RATE_LIMIT_AIMD_START: 'floor' }) as [RateLimitService];
+    const [fromFloor] = replicas(1, { aimd: { start: 'floor' } }) as [RateLimitService];
     const request: AcquireRequest = {
       credentialId: credential('j'),
       tenantId: 't',
@@ -449,7 +450,7 @@ describe('rate limiting against Redis', () => {
   });
 
   it('gives every key a TTL, so idle credentials vanish', async () => {
-    const [service] = replicas(1, { RATE_LIMIT_KEY_TTL_SEC: '60' });
+    const [service] = replicas(1, { keyTtlMs: 60_000 });
     const credentialId = credential('h');
     const request: AcquireRequest = {
       credentialId,
@@ -474,7 +475,7 @@ describe('rate limiting against Redis', () => {
   });
 
   it('asks Redis for the waiting callers of one campaign together (not one call each), and grants them in arrival order', async () => {
-    const config = loadConfig(RateLimitConfig, { RATE_LIMIT_KEY_PREFIX: `${runPrefix}${++suite}:` });
+    const config = rateLimitConfigOf(`${runPrefix}${++suite}:`);
     const redis = testRedisClient({ maxRetriesPerRequest: 3 });
     clients.push(redis);
     const repository = new RateLimitRepository(redis, config);
@@ -523,7 +524,7 @@ describe('rate limiting against Redis', () => {
     // 40/s with a 250 ms bucket: 10 tokens deep, one more every 25 ms. Drain it, give 6 back: they can
     // be taken at once. What refills between two calls depends on how long they took (a loaded CI
     // host), so the bounds count it from the time measured around the calls.
-    const [slow] = replicas(1, { RATE_LIMIT_BURST_MS: '250' }) as [RateLimitService];
+    const [slow] = replicas(1, { burstMs: 250 }) as [RateLimitService];
     const scarce: AcquireRequest = {
       ...request,
       credentialId: credential('back-scarce'),
@@ -555,7 +556,7 @@ describe('rate limiting against Redis', () => {
       total += grant.granted - stale;
     }
     expect(total).toBeGreaterThan(0.9 * 400 * 3);
-    // The last grants may hold slots up to 200 ms past the 3 s (RATE_LIMIT_AHEAD_MS): 80 tokens.
+    // The last grants may hold slots up to 200 ms past the 3 s (the tuning's aheadMs): 80 tokens.
     expect(total).toBeLessThanOrEqual(400 * 3 + 20 + 80);
     await expect(service.giveBack(request, 0)).rejects.toMatchObject({ code: 'RATE_LIMIT_REQUEST_INVALID' });
   });

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { hashTag, REDIS_CLIENT, type RedisClient } from '@ums/platform';
 import type { AimdState, AimdWindow } from '@ums/domain';
 import { RateLimitConfig } from './rate-limit.config';
+import type { RateLimitTuning } from './rate-limit.tuning';
 import { ACQUIRE_SCRIPT, APPLY_AIMD_SCRIPT, GIVE_BACK_SCRIPT, REPORT_SCRIPT } from './rate-limit.scripts';
 
 export type RateLane = 'bulk' | 'priority';
@@ -36,7 +37,7 @@ export interface BucketGrant {
   readonly activeCampaigns: number;
   /** The credential had no state in Redis: this call created it at `initialRate`. */
   readonly fresh: boolean;
-  /** When the credential's bucket is out of debt: the last granted token's slot, ms from the grant (see RATE_LIMIT_AHEAD_MS). */
+  /** When the credential's bucket is out of debt: the last granted token's slot, ms from the grant (see RateLimitTuning.aheadMs). */
   readonly sharedStartInMs: number;
   /** The same for the tenant's bucket (0 without a tenant cap). */
   readonly tenantStartInMs: number;
@@ -74,28 +75,14 @@ const GIVE_BACK = load(GIVE_BACK_SCRIPT);
 @Injectable()
 export class RateLimitRepository {
   private readonly prefix: string;
-  private readonly args: {
-    burstMs: number;
-    aheadMs: number;
-    windowMs: number;
-    holdMs: number;
-    maxRetryMs: number;
-    ttlMs: number;
-  };
+  private readonly tuning: RateLimitTuning;
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     config: RateLimitConfig,
   ) {
     this.prefix = config.RATE_LIMIT_KEY_PREFIX;
-    this.args = {
-      burstMs: config.RATE_LIMIT_BURST_MS,
-      aheadMs: config.RATE_LIMIT_AHEAD_MS,
-      windowMs: config.RATE_LIMIT_ACTIVE_WINDOW_MS,
-      holdMs: config.RATE_LIMIT_PRIORITY_HOLD_MS,
-      maxRetryMs: config.RATE_LIMIT_MAX_RETRY_MS,
-      ttlMs: config.RATE_LIMIT_KEY_TTL_SEC * 1000,
-    };
+    this.tuning = config.tuning;
   }
 
   async acquire(r: BucketRequest): Promise<BucketGrant> {
@@ -110,13 +97,13 @@ export class RateLimitRepository {
         r.ceiling,
         r.floor,
         r.initialRate,
-        this.args.burstMs,
-        this.args.windowMs,
-        this.args.holdMs,
-        this.args.maxRetryMs,
-        this.args.ttlMs,
+        this.tuning.burstMs,
+        this.tuning.activeWindowMs,
+        this.tuning.priorityHoldMs,
+        this.tuning.maxRetryMs,
+        this.tuning.keyTtlMs,
         r.tenantCapPerSec,
-        this.args.aheadMs,
+        this.tuning.aheadMs,
       ],
     );
     const [granted, retryAfterMs, rate, serverTimeMs, activeCampaigns, fresh, sharedStart, tenantStart] =
@@ -141,7 +128,7 @@ export class RateLimitRepository {
     const reply = await this.run(
       GIVE_BACK,
       [credential, `${credential}:s`, this.tenantKey(r)],
-      [r.lane, r.campaignId, r.count, this.args.burstMs, r.tenantCapPerSec],
+      [r.lane, r.campaignId, r.count, this.tuning.burstMs, r.tenantCapPerSec],
     );
     return Number(reply);
   }

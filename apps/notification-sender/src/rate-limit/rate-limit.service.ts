@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { type AimdParams, type AimdStep, decideAimd, groupedTokenSlots, seedRate } from '@ums/domain';
 import { InvalidInputError, UnavailableError } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
+import { RateLimitErrorCode } from '@ums/contracts';
 import { RateLimitConfig } from './rate-limit.config';
 import { RateLimitMetrics } from './rate-limit.metrics';
 import {
@@ -35,8 +36,8 @@ export interface AcquireResult {
   readonly granted: number;
   /**
    * The slot of each granted token, in ms from the grant, ascending: its message goes then, not
-   * before (0: now). A grant may reserve up to RATE_LIMIT_AHEAD_MS ahead. Tokens are grouped by
-   * RATE_LIMIT_BURST_MS (libs/domain groupedTokenSlots): those of one slot may go in one request.
+   * before (0: now). A grant may reserve up to `tuning.aheadMs` ahead. Tokens are grouped by
+   * `tuning.burstMs` (libs/domain groupedTokenSlots): those of one slot may go in one request.
    */
   readonly slotsMs: readonly number[];
   /**
@@ -63,7 +64,7 @@ export interface ReportResult {
 }
 
 const MAX_WANT = 100_000;
-const INVALID = 'RATE_LIMIT_REQUEST_INVALID';
+const INVALID = RateLimitErrorCode.RequestInvalid;
 
 /** A caller of take() waiting for its tokens. */
 interface TakeWaiter {
@@ -92,7 +93,7 @@ export class RateLimitService {
   private readonly queues = new Map<string, TakeQueue>();
   /**
    * When this process last saw each credential's state in Redis (Date.now() of a grant). Every grant
-   * renews the state's lifetime (RATE_LIMIT_KEY_TTL_SEC), so a state missing well within it was lost
+   * renews the state's lifetime (`tuning.keyTtlMs`), so a state missing well within it was lost
    * (Redis restarted empty), not expired: it is created again at the floor (seedRate).
    */
   private readonly stateSeenAt = new Map<string, number>();
@@ -107,7 +108,7 @@ export class RateLimitService {
     private readonly logger: PinoLogger,
   ) {
     this.logger.setContext(RateLimitService.name);
-    const ttlMs = config.RATE_LIMIT_KEY_TTL_SEC * 1000;
+    const ttlMs = config.tuning.keyTtlMs;
     // A margin for the time between Redis renewing the lifetime and this process reading the answer.
     this.stateLostWithinMs = ttlMs - Math.min(5_000, ttlMs / 2);
   }
@@ -129,13 +130,13 @@ export class RateLimitService {
       want: request.want,
       ceiling: request.ceiling,
       floor: request.floor,
-      initialRate: seedRate(bounds, this.config.RATE_LIMIT_AIMD_START, stateLost),
+      initialRate: seedRate(bounds, this.config.tuning.aimd.start, stateLost),
       tenantCapPerSec: request.tenantCapPerSec ?? 0,
     });
     const decidedAt = this.serverClock.toLocal(grant.serverTimeMs);
     const slotsMs = groupedTokenSlots(
       { ...grant, tenantCapPerSec: request.tenantCapPerSec },
-      this.config.RATE_LIMIT_BURST_MS,
+      this.config.tuning.burstMs,
     );
     this.noteStateSeen(request.credentialId, grant.fresh && stateLost, grant.rate);
     this.metrics.rate.set({ credential: request.credentialId }, grant.rate);
@@ -300,22 +301,8 @@ export class RateLimitService {
   }
 
   private aimdParams(ceiling: number, floor: number): AimdParams {
-    const c = this.config;
-    return {
-      ceiling,
-      floor,
-      increaseFraction: c.RATE_LIMIT_AIMD_STEP_PERCENT / 100,
-      decreaseFactor: c.RATE_LIMIT_AIMD_DECREASE_PERCENT / 100,
-      intervalMs: c.RATE_LIMIT_AIMD_INTERVAL_MS,
-      cooldownMs: c.RATE_LIMIT_AIMD_COOLDOWN_MS,
-      minUtilization: c.RATE_LIMIT_AIMD_MIN_UTILIZATION_PERCENT / 100,
-      congestion: {
-        congestedMin: c.RATE_LIMIT_AIMD_CONGESTED_MIN,
-        congestedRatio: c.RATE_LIMIT_AIMD_CONGESTED_PERMILLE / 1000,
-        errorsMin: c.RATE_LIMIT_AIMD_ERRORS_MIN,
-        errorsRatio: c.RATE_LIMIT_AIMD_ERRORS_PERMILLE / 1000,
-      },
-    };
+    const { start: _start, ...rule } = this.config.tuning.aimd;
+    return { ...rule, ceiling, floor };
   }
 }
 
@@ -348,7 +335,10 @@ function validateOutcome(o: SendOutcome): void {
 }
 
 function aborted(cause: unknown): UnavailableError {
-  return new UnavailableError('RATE_LIMIT_WAIT_ABORTED', 'Stopped waiting for rate-limit tokens', undefined, {
-    cause,
-  });
+  return new UnavailableError(
+    RateLimitErrorCode.WaitAborted,
+    'Stopped waiting for rate-limit tokens',
+    undefined,
+    { cause },
+  );
 }

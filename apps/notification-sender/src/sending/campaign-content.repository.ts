@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type CompiledTemplate, compileTemplate, type TemplateContent } from '@ums/domain';
-import { jsonColumn } from '@ums/platform';
+import { jsonColumn, selectRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import { SendingConfig } from './sending.config';
 
@@ -8,6 +8,11 @@ import { SendingConfig } from './sending.config';
 export type CampaignContent =
   | { readonly ok: true; readonly template: CompiledTemplate }
   | { readonly ok: false; readonly detail: string };
+
+/** A campaign's template: JSON (text on MariaDB). */
+interface TemplateRow {
+  readonly template: unknown;
+}
 
 // Bounds the cache if campaign ids keep changing; active campaigns are few at any moment.
 const MAX_CACHED = 10_000;
@@ -44,16 +49,20 @@ export class CampaignContentRepository {
   }
 
   private async read(campaignId: string): Promise<CampaignContent> {
-    const rows = (await this.dataSource.query('SELECT template FROM campaigns WHERE id = ?', [
-      campaignId,
-    ])) as {
-      template: unknown;
-    }[];
-    const row = rows[0];
-    if (row === undefined) return { ok: false, detail: `campaign ${campaignId} does not exist` };
-    const compiled = compileTemplate(jsonColumn(row.template) as TemplateContent);
-    return compiled.ok
-      ? { ok: true, template: compiled.template }
-      : { ok: false, detail: `campaign ${campaignId} ${compiled.field}: ${compiled.reason}` };
+    const [row] = await selectRows<TemplateRow>(
+      this.dataSource,
+      'SELECT template FROM campaigns WHERE id = ?',
+      [campaignId],
+    );
+    return campaignContentOf(campaignId, row);
   }
+}
+
+/** A campaign's row compiled, or why it cannot be used (no such campaign, an invalid template). */
+function campaignContentOf(campaignId: string, row: TemplateRow | undefined): CampaignContent {
+  if (row === undefined) return { ok: false, detail: `campaign ${campaignId} does not exist` };
+  const compiled = compileTemplate(jsonColumn(row.template) as TemplateContent);
+  return compiled.ok
+    ? { ok: true, template: compiled.template }
+    : { ok: false, detail: `campaign ${campaignId} ${compiled.field}: ${compiled.reason}` };
 }

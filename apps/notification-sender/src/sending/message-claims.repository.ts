@@ -1,11 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, FailureReason, MessageStatus } from '@ums/contracts';
-import { decideStatus, MessageEvent, transitionMessage } from '@ums/domain';
-import { jsonColumn, type JsonRowsColumn, jsonRows, jsonRowsTable } from '@ums/platform';
+import {
+  jsonColumn,
+  type JsonRowsColumn,
+  jsonRows,
+  jsonRowsTable,
+  selectRows,
+  type SqlRunner,
+  writeRows,
+} from '@ums/platform';
 import { DataSource } from 'typeorm';
+import {
+  ERROR_CODE_CHARS,
+  ERROR_TEXT_CHARS,
+  type FailureOutcome,
+  planRecord,
+  type RecordableRow,
+  type RecordedOutcome,
+  type SentOutcome,
+} from './recorded-outcome';
 import { countFinishedBatch, foldCounterDeltas, type FoldResult, moveCounters } from './run-counters';
-
-type Row = Record<string, unknown>;
+import { type ChangedMessageRow, type StatusChange, statusChangeOf } from './status-change';
 
 /** The `processed_events` consumer under which finished batches are recorded, as `<run id>:<seq>`. */
 export const FINISHED_BATCHES_INBOX = 'notification-sender.finished-batches';
@@ -33,23 +48,42 @@ export interface ClaimResult {
   readonly skipped: string[];
 }
 
-interface OutcomeDetail {
-  readonly reason: FailureReason;
-  readonly code?: string;
-  readonly text?: string;
+/** A message's id (BIGINT UNSIGNED). */
+interface IdRow {
+  readonly id: string;
 }
 
-/** What a send attempt ended with, for one claimed message. */
-export type RecordedOutcome =
-  | { readonly id: string; readonly kind: 'sent'; readonly providerMessageId: string | null }
-  /** FAILED: a permanent rejection, or (exhausted) a retryable one with no tier left. */
-  | ({ readonly id: string; readonly kind: 'failed'; readonly exhausted?: boolean } & OutcomeDetail)
-  /** UNKNOWN: the provider may have it (no answer came back); never resent automatically. */
-  | ({ readonly id: string; readonly kind: 'unknown' } & OutcomeDetail)
-  /** Back to PENDING for a retry tier; notSent gives back the attempt its claim counted. */
-  | ({ readonly id: string; readonly kind: 'released'; readonly notSent?: boolean } & OutcomeDetail);
+/** A message row and the run it counts in. */
+interface RunMessageRow extends IdRow {
+  readonly run_id: string | null;
+}
 
-type FailureOutcome = Exclude<RecordedOutcome, { kind: 'sent' }>;
+/** A PENDING row a claim locked, with its run's state (NULL for single sends). */
+interface ClaimRow extends RunMessageRow {
+  readonly campaign_id: string;
+  readonly tenant_id: string;
+  readonly channel: string;
+  readonly credential_id: string;
+  readonly recipient: string;
+  /** SMALLINT UNSIGNED: attempts before this claim. */
+  readonly attempts: number;
+  /** JSON (text on MariaDB) or NULL. */
+  readonly content: unknown;
+  readonly run_state: string | null;
+}
+
+/** A settled row (SENT, FAILED or UNKNOWN) as its claim's owner left it. */
+interface SettledRow extends RecordableRow {
+  readonly provider_message_id: string | null;
+  readonly reason: string | null;
+  readonly error_code: string | null;
+  readonly error_text: string | null;
+}
+
+/** GET_LOCK's answer: 1 taken, 0 timed out, NULL on error (INT on MariaDB; MySQL answers BIGINT, a string). */
+interface LockRow {
+  readonly acquired: number | string | null;
+}
 
 const SENT_COLUMNS: readonly JsonRowsColumn[] = [
   { name: 'id', type: 'BIGINT UNSIGNED' },
@@ -63,29 +97,6 @@ const FAILURE_COLUMNS: readonly JsonRowsColumn[] = [
   { name: 'error_text', type: 'VARCHAR(1024)' },
   { name: 'give_back', type: 'BIGINT UNSIGNED' },
 ];
-
-const EVENT_OF: Readonly<Record<RecordedOutcome['kind'], MessageEvent>> = {
-  sent: MessageEvent.Accept,
-  failed: MessageEvent.RejectPermanent,
-  unknown: MessageEvent.OutcomeAmbiguous,
-  released: MessageEvent.ReleaseForRetry,
-};
-
-/** One applied state change, for the status topic. */
-export interface StatusChange {
-  readonly messageId: string;
-  readonly runId: string | null;
-  readonly campaignId: string;
-  readonly tenantId: string;
-  readonly channel: Channel;
-  readonly recipient: string;
-  readonly previous: MessageStatus;
-  readonly status: MessageStatus;
-  readonly providerMessageId?: string;
-  readonly reason?: FailureReason;
-  readonly errorCode?: string;
-  readonly errorText?: string;
-}
 
 /**
  * The exactly-once core: a message is claimed in MySQL (PENDING -> SENDING with a claim token,
@@ -108,48 +119,32 @@ export class MessageClaimsRepository {
       // claimers skip) PENDING rows of other batches that this claim never takes. The run's state is
       // read in the same statement without a lock (a subquery of a locking read locks nothing: MySQL
       // documents it, and a concurrent UPDATE of the run did not wait on MariaDB 10.11): a pause racing with this claim lets at most this batch through.
-      const rows = (await manager.query(
+      const rows = await selectRows<ClaimRow>(
+        manager,
         `SELECT m.id, m.run_id, m.campaign_id, m.tenant_id, m.channel, m.credential_id, m.recipient, m.attempts,
                 m.content, (SELECT r.state FROM runs r WHERE r.id = m.run_id) AS run_state
            FROM messages m FORCE INDEX (PRIMARY)
           WHERE m.id IN (?) AND m.state = 'PENDING' FOR UPDATE SKIP LOCKED`,
         [ids],
-      )) as Row[];
-      const claimable = rows.filter((r) => r['run_id'] === null || r['run_state'] === 'RUNNING');
-      const held = rows.filter((r) => !claimable.includes(r)).map((r) => String(r['id']));
-      const found = new Set(rows.map((r) => String(r['id'])));
+      );
+      const claimable = rows.filter((r) => r.run_id === null || r.run_state === 'RUNNING');
+      const held = rows.filter((r) => !claimable.includes(r)).map((r) => r.id);
+      const found = new Set(rows.map((r) => r.id));
       const skipped = ids.filter((id) => !found.has(id));
       if (claimable.length > 0) {
-        await manager.query(
+        await writeRows(
+          manager,
           `UPDATE messages FORCE INDEX (PRIMARY) SET state = 'SENDING', claim_token = ?, claimed_at = UTC_TIMESTAMP(3),
                   attempts = attempts + 1, updated_at = UTC_TIMESTAMP(3)
             WHERE id IN (?)`,
-          [token, claimable.map((r) => String(r['id']))],
+          [token, claimable.map((r) => r.id)],
         );
         await moveCounters(
           manager,
-          claimable.map((r) => ({
-            runId: nullableString(r['run_id']),
-            from: MessageStatus.Pending,
-            to: MessageStatus.Sending,
-          })),
+          claimable.map((r) => ({ runId: r.run_id, from: MessageStatus.Pending, to: MessageStatus.Sending })),
         );
       }
-      return {
-        claimed: claimable.map((r) => ({
-          id: String(r['id']),
-          runId: nullableString(r['run_id']),
-          campaignId: String(r['campaign_id']),
-          tenantId: String(r['tenant_id']),
-          channel: r['channel'] as Channel,
-          credentialId: String(r['credential_id']),
-          recipient: String(r['recipient']),
-          attempts: Number(r['attempts']) + 1,
-          stored: r['content'] === null ? null : jsonColumn(r['content']),
-        })),
-        held,
-        skipped,
-      };
+      return { claimed: claimable.map(claimedMessageOf), held, skipped };
     });
   }
 
@@ -162,18 +157,20 @@ export class MessageClaimsRepository {
   async refresh(token: string, ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
     const unique = [...new Set(ids)];
-    const updated = (await this.dataSource.query(
+    const updated = await writeRows(
+      this.dataSource,
       `UPDATE messages FORCE INDEX (PRIMARY) SET claimed_at = UTC_TIMESTAMP(3)
         WHERE id IN (?) AND claim_token = ? AND state = 'SENDING'`,
       [unique, token],
-    )) as { affectedRows: number };
+    );
     // mysql2 counts matched rows (CLIENT_FOUND_ROWS), so a claimed_at already equal still counts.
     if (updated.affectedRows === unique.length) return unique;
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<IdRow>(
+      this.dataSource,
       `SELECT id FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) AND claim_token = ? AND state = 'SENDING'`,
       [unique, token],
-    )) as Row[];
-    return rows.map((r) => String(r['id']));
+    );
+    return rows.map((r) => r.id);
   }
 
   /**
@@ -184,26 +181,24 @@ export class MessageClaimsRepository {
   async release(token: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     return this.dataSource.transaction(async (manager) => {
-      const rows = (await manager.query(
+      const rows = await selectRows<RunMessageRow>(
+        manager,
         `SELECT id, run_id FROM messages FORCE INDEX (PRIMARY)
           WHERE id IN (?) AND claim_token = ? AND state = 'SENDING' FOR UPDATE`,
         [[...new Set(ids)], token],
-      )) as Row[];
+      );
       if (rows.length === 0) return 0;
-      await manager.query(
+      await writeRows(
+        manager,
         `UPDATE messages FORCE INDEX (PRIMARY)
             SET state = 'PENDING', claim_token = NULL, claimed_at = NULL,
                 attempts = GREATEST(CAST(attempts AS SIGNED) - 1, 0), updated_at = UTC_TIMESTAMP(3)
           WHERE id IN (?)`,
-        [rows.map((r) => String(r['id']))],
+        [rows.map((r) => r.id)],
       );
       await moveCounters(
         manager,
-        rows.map((r) => ({
-          runId: nullableString(r['run_id']),
-          from: MessageStatus.Sending,
-          to: MessageStatus.Pending,
-        })),
+        rows.map((r) => ({ runId: r.run_id, from: MessageStatus.Sending, to: MessageStatus.Pending })),
       );
       return rows.length;
     });
@@ -219,97 +214,20 @@ export class MessageClaimsRepository {
   async record(token: string, outcomes: readonly RecordedOutcome[]): Promise<StatusChange[]> {
     if (outcomes.length === 0) return [];
     return this.dataSource.transaction(async (manager) => {
-      const rows = (await manager.query(
+      const rows = await selectRows<RecordableRow>(
+        manager,
         `SELECT id, run_id, campaign_id, tenant_id, channel, recipient, state FROM messages FORCE INDEX (PRIMARY)
           WHERE id IN (?) AND claim_token = ? AND state IN ('SENDING', 'UNKNOWN') FOR UPDATE`,
         [outcomes.map((o) => o.id), token],
-      )) as Row[];
-      const byId = new Map(rows.map((r) => [String(r['id']), r]));
-      const changes: StatusChange[] = [];
-      const sent: Extract<RecordedOutcome, { kind: 'sent' }>[] = [];
-      const failures = new Map<MessageStatus, FailureOutcome[]>();
-      for (const outcome of outcomes) {
-        const row = byId.get(outcome.id);
-        if (row === undefined) continue;
-        byId.delete(outcome.id); // an id given twice is recorded once
-        const previous = row['state'] as MessageStatus;
-        const transition = transitionOf(previous, outcome);
-        if (!transition.ok) continue;
-        if (outcome.kind === 'sent') sent.push(outcome);
-        else {
-          const list = failures.get(transition.next);
-          if (list === undefined) failures.set(transition.next, [outcome]);
-          else list.push(outcome);
-        }
-        changes.push({
-          messageId: outcome.id,
-          runId: nullableString(row['run_id']),
-          campaignId: String(row['campaign_id']),
-          tenantId: String(row['tenant_id']),
-          channel: row['channel'] as Channel,
-          recipient: String(row['recipient']),
-          previous,
-          status: transition.next,
-          ...(outcome.kind === 'sent'
-            ? outcome.providerMessageId === null
-              ? {}
-              : { providerMessageId: outcome.providerMessageId }
-            : {
-                reason: outcome.reason,
-                errorCode: outcome.code?.slice(0, 64),
-                errorText: outcome.text?.slice(0, 1024),
-              }),
-        });
-      }
-      // Per-row values come in as one JSON document (jsonRowsTable): CASE id WHEN ... lists are
-      // scanned for every row, quadratic in the batch.
-      if (sent.length > 0) {
-        await manager.query(
-          `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(SENT_COLUMNS, 'v')} ON m.id = v.id
-              SET m.state = 'SENT', m.sent_at = UTC_TIMESTAMP(3), m.updated_at = UTC_TIMESTAMP(3),
-                  m.provider_message_id = v.provider_message_id`,
-          [
-            jsonRows(
-              SENT_COLUMNS,
-              sent.map((s) => ({ id: s.id, provider_message_id: s.providerMessageId })),
-            ),
-          ],
-        );
-      }
-      for (const [state, list] of failures) {
-        const extra =
-          state === MessageStatus.Failed
-            ? 'm.failed_at = UTC_TIMESTAMP(3),'
-            : state === MessageStatus.Pending
-              ? `m.claim_token = NULL, m.claimed_at = NULL,
-                 m.attempts = GREATEST(CAST(m.attempts AS SIGNED) - CAST(v.give_back AS SIGNED), 0),`
-              : '';
-        await manager.query(
-          `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(FAILURE_COLUMNS, 'v')} ON m.id = v.id
-              SET m.state = ?, ${extra}
-                  m.reason = v.reason, m.error_code = v.error_code, m.error_text = v.error_text,
-                  m.updated_at = UTC_TIMESTAMP(3)`,
-          [
-            jsonRows(
-              FAILURE_COLUMNS,
-              list.map((o) => ({
-                id: o.id,
-                reason: o.reason,
-                error_code: o.code?.slice(0, 64) ?? null,
-                error_text: o.text?.slice(0, 1024) ?? null,
-                // A release of a message never sent gives its attempt back.
-                give_back: o.kind === 'released' && o.notSent === true ? '1' : '0',
-              })),
-            ),
-            state,
-          ],
-        );
-      }
+      );
+      const plan = planRecord(rows, outcomes);
+      await writeSent(manager, plan.sent);
+      for (const [state, list] of plan.failures) await writeFailures(manager, state, list);
       await moveCounters(
         manager,
-        changes.map((c) => ({ runId: c.runId, from: c.previous, to: c.status })),
+        plan.changes.map((c) => ({ runId: c.runId, from: c.previous, to: c.status })),
       );
-      return changes;
+      return plan.changes;
     });
   }
 
@@ -321,32 +239,15 @@ export class MessageClaimsRepository {
    */
   async settledChanges(ids: readonly string[]): Promise<StatusChange[]> {
     if (ids.length === 0) return [];
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<SettledRow>(
+      this.dataSource,
       `SELECT id, run_id, campaign_id, tenant_id, channel, recipient, state, provider_message_id,
               reason, error_code, error_text
          FROM messages
         WHERE id IN (?) AND state IN ('SENT', 'FAILED', 'UNKNOWN') AND attempts > 0`,
       [ids],
-    )) as Row[];
-    return rows.map((r) => {
-      const optional = (column: string): string | undefined =>
-        r[column] === null || r[column] === undefined ? undefined : String(r[column]);
-      const change: StatusChange = {
-        messageId: String(r['id']),
-        runId: nullableString(r['run_id']),
-        campaignId: String(r['campaign_id']),
-        tenantId: String(r['tenant_id']),
-        channel: r['channel'] as Channel,
-        recipient: String(r['recipient']),
-        previous: MessageStatus.Sending,
-        status: r['state'] as MessageStatus,
-        providerMessageId: optional('provider_message_id'),
-        reason: optional('reason') as FailureReason | undefined,
-        errorCode: optional('error_code'),
-        errorText: optional('error_text'),
-      };
-      return change;
-    });
+    );
+    return rows.map(settledChangeOf);
   }
 
   /**
@@ -362,7 +263,8 @@ export class MessageClaimsRepository {
     beforeCommit: (changes: readonly StatusChange[]) => Promise<void>,
   ): Promise<StatusChange[]> {
     return this.dataSource.transaction(async (manager) => {
-      const rows = (await manager.query(
+      const rows = await selectRows<ChangedMessageRow>(
+        manager,
         // Through the (state, claimed_at) index only: a table scan would lock every row it reads
         // (PENDING ones too) until commit, and make claimers skip them.
         `SELECT id, run_id, campaign_id, tenant_id, channel, recipient
@@ -370,23 +272,14 @@ export class MessageClaimsRepository {
           WHERE state = 'SENDING' AND claimed_at < DATE_SUB(UTC_TIMESTAMP(3), INTERVAL ? MICROSECOND)
           ORDER BY claimed_at LIMIT ? FOR UPDATE SKIP LOCKED`,
         [olderThanMs * 1000, limit],
-      )) as Row[];
-      if (rows.length === 0) return [];
-      await manager.query(
-        `UPDATE messages FORCE INDEX (PRIMARY) SET state = 'UNKNOWN', reason = ?, updated_at = UTC_TIMESTAMP(3) WHERE id IN (?)`,
-        [FailureReason.Timeout, rows.map((r) => String(r['id']))],
       );
-      const changes: StatusChange[] = rows.map((r) => ({
-        messageId: String(r['id']),
-        runId: nullableString(r['run_id']),
-        campaignId: String(r['campaign_id']),
-        tenantId: String(r['tenant_id']),
-        channel: r['channel'] as Channel,
-        recipient: String(r['recipient']),
-        previous: MessageStatus.Sending,
-        status: MessageStatus.Unknown,
-        reason: FailureReason.Timeout,
-      }));
+      if (rows.length === 0) return [];
+      await writeRows(
+        manager,
+        `UPDATE messages FORCE INDEX (PRIMARY) SET state = 'UNKNOWN', reason = ?, updated_at = UTC_TIMESTAMP(3) WHERE id IN (?)`,
+        [FailureReason.Timeout, rows.map((r) => r.id)],
+      );
+      const changes = rows.map(expiredChangeOf);
       await moveCounters(
         manager,
         changes.map((c) => ({ runId: c.runId, from: c.previous, to: c.status })),
@@ -403,11 +296,12 @@ export class MessageClaimsRepository {
    */
   async unsettledAmong(ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<IdRow>(
+      this.dataSource,
       `SELECT id FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) AND state IN ('PENDING', 'SENDING')`,
       [ids],
-    )) as Row[];
-    return rows.map((r) => String(r['id']));
+    );
+    return rows.map((r) => r.id);
   }
 
   /**
@@ -419,10 +313,11 @@ export class MessageClaimsRepository {
    */
   async finishBatch(runId: string, seq: number): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const inserted = (await manager.query(
+      const inserted = await writeRows(
+        manager,
         'INSERT IGNORE INTO processed_events (consumer, event_id) VALUES (?, ?)',
         [FINISHED_BATCHES_INBOX, `${runId}:${seq}`],
-      )) as { affectedRows: number };
+      );
       if (inserted.affectedRows === 1) await countFinishedBatch(manager, runId);
     });
   }
@@ -433,12 +328,13 @@ export class MessageClaimsRepository {
    * the second DELETE waits for the first and finds its rows gone.
    */
   async pruneFinishedBatches(olderThanMs: number, limit: number): Promise<number> {
-    const result = (await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `DELETE FROM processed_events
         WHERE consumer = ? AND processed_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND
         ORDER BY processed_at LIMIT ?`,
       [FINISHED_BATCHES_INBOX, olderThanMs * 1000, limit],
-    )) as { affectedRows: number };
+    );
     return result.affectedRows;
   }
 
@@ -453,9 +349,10 @@ export class MessageClaimsRepository {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
-      const [lock] = (await runner.query(
+      const [lock] = await selectRows<LockRow>(
+        runner,
         `SELECT GET_LOCK(CONCAT('ums.fold_counters.', DATABASE()), 0) AS acquired`,
-      )) as { acquired: number | string | null }[];
+      );
       if (Number(lock?.acquired) !== 1) return { folded: 0, clamped: [] };
       try {
         await runner.startTransaction('READ COMMITTED');
@@ -475,25 +372,90 @@ export class MessageClaimsRepository {
 }
 
 /**
- * The state an outcome leads to: from SENDING by the state machine; from UNKNOWN (the claim expired
- * while the request was out) only for SENT, as the provider's word settles UNKNOWN.
+ * The SENT rows of a record, with their provider ids. Per-row values come in as one JSON document
+ * (jsonRowsTable): CASE id WHEN ... lists are scanned for every row, quadratic in the batch.
  */
-function transitionOf(
-  previous: MessageStatus,
-  outcome: RecordedOutcome,
-): { readonly ok: true; readonly next: MessageStatus } | { readonly ok: false } {
-  if (previous === MessageStatus.Unknown) {
-    if (outcome.kind !== 'sent') return { ok: false };
-    const decision = decideStatus(previous, MessageStatus.Sent);
-    return decision.apply ? { ok: true, next: decision.next } : { ok: false };
-  }
-  const event =
-    outcome.kind === 'failed' && outcome.exhausted === true
-      ? MessageEvent.ExhaustRetries
-      : EVENT_OF[outcome.kind];
-  return transitionMessage(MessageStatus.Sending, event);
+async function writeSent(manager: SqlRunner, sent: readonly SentOutcome[]): Promise<void> {
+  if (sent.length === 0) return;
+  await writeRows(
+    manager,
+    `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(SENT_COLUMNS, 'v')} ON m.id = v.id
+        SET m.state = 'SENT', m.sent_at = UTC_TIMESTAMP(3), m.updated_at = UTC_TIMESTAMP(3),
+            m.provider_message_id = v.provider_message_id`,
+    [
+      jsonRows(
+        SENT_COLUMNS,
+        sent.map((s) => ({ id: s.id, provider_message_id: s.providerMessageId })),
+      ),
+    ],
+  );
 }
 
-function nullableString(value: unknown): string | null {
-  return value === null || value === undefined ? null : String(value);
+/**
+ * The rows of a record that go to `state` (FAILED, UNKNOWN, or back to PENDING for a retry tier),
+ * with their reasons, in one UPDATE. A release of a message never sent gives its attempt back.
+ */
+async function writeFailures(
+  manager: SqlRunner,
+  state: MessageStatus,
+  list: readonly FailureOutcome[],
+): Promise<void> {
+  const extra =
+    state === MessageStatus.Failed
+      ? 'm.failed_at = UTC_TIMESTAMP(3),'
+      : state === MessageStatus.Pending
+        ? `m.claim_token = NULL, m.claimed_at = NULL,
+           m.attempts = GREATEST(CAST(m.attempts AS SIGNED) - CAST(v.give_back AS SIGNED), 0),`
+        : '';
+  await writeRows(
+    manager,
+    `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(FAILURE_COLUMNS, 'v')} ON m.id = v.id
+        SET m.state = ?, ${extra}
+            m.reason = v.reason, m.error_code = v.error_code, m.error_text = v.error_text,
+            m.updated_at = UTC_TIMESTAMP(3)`,
+    [
+      jsonRows(
+        FAILURE_COLUMNS,
+        list.map((o) => ({
+          id: o.id,
+          reason: o.reason,
+          error_code: o.code?.slice(0, ERROR_CODE_CHARS) ?? null,
+          error_text: o.text?.slice(0, ERROR_TEXT_CHARS) ?? null,
+          give_back: o.kind === 'released' && o.notSent === true ? '1' : '0',
+        })),
+      ),
+      state,
+    ],
+  );
+}
+
+function claimedMessageOf(row: ClaimRow): ClaimedMessage {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    campaignId: row.campaign_id,
+    tenantId: row.tenant_id,
+    channel: row.channel as Channel,
+    credentialId: row.credential_id,
+    recipient: row.recipient,
+    attempts: row.attempts + 1,
+    stored: row.content === null ? null : jsonColumn(row.content),
+  };
+}
+
+function settledChangeOf(row: SettledRow): StatusChange {
+  return {
+    ...statusChangeOf(row, MessageStatus.Sending, row.state as MessageStatus),
+    providerMessageId: row.provider_message_id ?? undefined,
+    reason: (row.reason ?? undefined) as FailureReason | undefined,
+    errorCode: row.error_code ?? undefined,
+    errorText: row.error_text ?? undefined,
+  };
+}
+
+function expiredChangeOf(row: ChangedMessageRow): StatusChange {
+  return {
+    ...statusChangeOf(row, MessageStatus.Sending, MessageStatus.Unknown),
+    reason: FailureReason.Timeout,
+  };
 }

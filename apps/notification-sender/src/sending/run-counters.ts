@@ -1,5 +1,5 @@
 import { MessageStatus } from '@ums/contracts';
-import type { EntityManager } from 'typeorm';
+import { selectRows, type SqlRunner, writeRows } from '@ums/platform';
 
 /** The runs column that counts messages in each state. */
 const COUNTER: Readonly<Partial<Record<MessageStatus, CounterColumn>>> = {
@@ -28,6 +28,14 @@ const COLUMNS = [
 type CounterColumn = (typeof COLUMNS)[number];
 type Deltas = Map<CounterColumn, number>;
 
+/** A `run_counter_deltas` row: its counters are INT (signed deltas). */
+type DeltaRow = { readonly id: string; readonly run_id: string } & Readonly<Record<CounterColumn, number>>;
+
+/** A run's counters as `runs` holds them: BIGINT UNSIGNED, but `batches_finished` INT UNSIGNED. */
+type RunCountersRow = { readonly id: string; readonly batches_finished: number } & Readonly<
+  Record<Exclude<CounterColumn, 'batches_finished'>, string>
+>;
+
 export interface CounterMove {
   readonly runId: string | null;
   readonly from: MessageStatus;
@@ -39,7 +47,7 @@ export interface CounterMove {
  * in `run_counter_deltas` (no lock on the hot `runs` row; see the migration), folded into `runs`
  * by foldCounterDeltas. A reader of `runs` sees every committed move once it is folded.
  */
-export async function moveCounters(manager: EntityManager, moves: readonly CounterMove[]): Promise<void> {
+export async function moveCounters(manager: SqlRunner, moves: readonly CounterMove[]): Promise<void> {
   const perRun = new Map<string, Deltas>();
   for (const move of moves) {
     if (move.runId === null || move.from === move.to) continue;
@@ -54,14 +62,15 @@ export async function moveCounters(manager: EntityManager, moves: readonly Count
 }
 
 /** Counts one finished batch of a run (the expander's backpressure), as a delta row like moveCounters. */
-export async function countFinishedBatch(manager: EntityManager, runId: string): Promise<void> {
+export async function countFinishedBatch(manager: SqlRunner, runId: string): Promise<void> {
   await insertDeltas(manager, new Map([[runId, new Map<CounterColumn, number>([['batches_finished', 1]])]]));
 }
 
-async function insertDeltas(manager: EntityManager, perRun: ReadonlyMap<string, Deltas>): Promise<void> {
+async function insertDeltas(manager: SqlRunner, perRun: ReadonlyMap<string, Deltas>): Promise<void> {
   const rows = [...perRun].filter(([, deltas]) => [...deltas.values()].some((d) => d !== 0));
   if (rows.length === 0) return;
-  await manager.query(
+  await writeRows(
+    manager,
     `INSERT INTO run_counter_deltas (run_id, ${COLUMNS.join(', ')})
      VALUES ${rows.map(() => `(?, ${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`,
     rows.flatMap(([runId, deltas]) => [runId, ...COLUMNS.map((column) => deltas.get(column) ?? 0)]),
@@ -91,31 +100,25 @@ export interface FoldResult {
  * increment, and the clamp at zero then lost it. A counter that would still go below zero is
  * clamped and reported.
  */
-export async function foldCounterDeltas(manager: EntityManager, limit: number): Promise<FoldResult> {
-  const rows = (await manager.query(
+export async function foldCounterDeltas(manager: SqlRunner, limit: number): Promise<FoldResult> {
+  const rows = await selectRows<DeltaRow>(
+    manager,
     `SELECT id, run_id, ${COLUMNS.join(', ')} FROM run_counter_deltas ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
     [limit],
-  )) as Record<string, string | number>[];
+  );
   if (rows.length === 0) return { folded: 0, clamped: [] };
-  const perRun = new Map<string, Deltas>();
-  for (const row of rows) {
-    const runId = String(row['run_id']);
-    const deltas = perRun.get(runId) ?? new Map<CounterColumn, number>();
-    for (const column of COLUMNS) deltas.set(column, (deltas.get(column) ?? 0) + Number(row[column]));
-    perRun.set(runId, deltas);
-  }
+  const perRun = deltasPerRun(rows);
   // Delete first, so the hot `runs` rows are locked last and for the shortest time.
-  await manager.query('DELETE FROM run_counter_deltas WHERE id IN (?)', [
-    rows.map((row) => String(row['id'])),
-  ]);
+  await writeRows(manager, 'DELETE FROM run_counter_deltas WHERE id IN (?)', [rows.map((row) => row.id)]);
   // Locked in id order (no deadlock with other writers of several runs) and read, to see any clamp.
-  const current = (await manager.query(
+  const current = await selectRows<RunCountersRow>(
+    manager,
     `SELECT id, ${COLUMNS.join(', ')} FROM runs WHERE id IN (?) ORDER BY id FOR UPDATE`,
     [[...perRun.keys()]],
-  )) as Record<string, string | number>[];
+  );
   const clamped: ClampedCounter[] = [];
   for (const run of current) {
-    const runId = String(run['id']);
+    const runId = run.id;
     const parts = [...(perRun.get(runId) ?? [])].filter(([, d]) => d !== 0);
     if (parts.length === 0) continue;
     for (const [column, delta] of parts) {
@@ -123,7 +126,8 @@ export async function foldCounterDeltas(manager: EntityManager, limit: number): 
       if (value + delta < 0) clamped.push({ runId, column, value, delta });
     }
     // Counters are unsigned: signed arithmetic, clamped at zero (a counter never goes below its rows).
-    await manager.query(
+    await writeRows(
+      manager,
       `UPDATE runs SET ${parts.map(([c]) => `${c} = GREATEST(CAST(${c} AS SIGNED) + ?, 0)`).join(', ')},
               updated_at = UTC_TIMESTAMP(3)
         WHERE id = ?`,
@@ -131,4 +135,15 @@ export async function foldCounterDeltas(manager: EntityManager, limit: number): 
     );
   }
   return { folded: rows.length, clamped };
+}
+
+/** The delta rows summed per run. */
+function deltasPerRun(rows: readonly DeltaRow[]): Map<string, Deltas> {
+  const perRun = new Map<string, Deltas>();
+  for (const row of rows) {
+    const deltas = perRun.get(row.run_id) ?? new Map<CounterColumn, number>();
+    for (const column of COLUMNS) deltas.set(column, (deltas.get(column) ?? 0) + row[column]);
+    perRun.set(row.run_id, deltas);
+  }
+  return perRun;
 }

@@ -1,8 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { selectRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
 
 // Short enough that a pause or stop holds batches within a fraction of a second.
 const FRESH_MS = 250;
+
+/** A run's state (VARCHAR). */
+interface RunStateRow {
+  readonly state: string;
+}
 
 interface RunReading {
   /** The last answer and when its query was sent. */
@@ -40,9 +46,9 @@ export class RunStatesRepository {
   }
 
   private read(runId: string, entry: RunReading, now: number): Promise<boolean> {
-    const reading = this.dataSource
-      .query('SELECT state FROM runs WHERE id = ?', [runId])
-      .then((rows: { state: string }[]) => rows[0]?.state === 'RUNNING');
+    const reading = selectRows<RunStateRow>(this.dataSource, 'SELECT state FROM runs WHERE id = ?', [
+      runId,
+    ]).then(([row]) => row?.state === 'RUNNING');
     entry.reading = reading;
     reading.then(
       (running) => {

@@ -1,8 +1,9 @@
 import { Controller } from '@nestjs/common';
 import { ConsumerGroups, type MessageBatchV1, SendRetryTiers, Topics } from '@ums/contracts';
 import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
+import { SENDER_GROUP } from './retry-routing.service';
+import { SendBatchService } from './send-batch.service';
 import { SEND_BATCHES_PER_PARTITION, SEND_PARTITIONS_CONCURRENTLY } from './send-concurrency.constants';
-import { SENDER_GROUP, SendBatchService } from './send-batch.service';
 
 /**
  * Campaign batches, single sends (priority lane, their own group so they never wait behind

@@ -5,11 +5,11 @@ import { SendingFixture } from './test/sending-fixture';
 
 jest.setTimeout(600_000);
 // These checks count sends per second where the provider sees them: at the simulator, on arrival.
-// The limiter grants at most rate x 1.025 in any second (RATE_LIMIT_BURST_MS 25; rate-limit.int-spec.ts
+// The limiter grants at most rate x 1.025 in any second (burstMs 25, rate-limit.tuning.ts; rate-limit.int-spec.ts
 // checks grants per second against 210). Arrivals also carry the delays between grant and arrival (a
 // GC pause or a busy event loop in a sender or in the simulator), which shift sends granted apart into
 // one second: measured on this 2-core host, 205-216 in the busiest second, up to 218 with the host
-// loaded. The sender therefore asks for 5% less than the ceiling (SENDER_RATE_HEADROOM_PERCENT), and
+// loaded. The sender therefore asks for 5% less than the ceiling (SEND_RATE_HEADROOM_RATIO), and
 // the busiest second must stay within the 5%; the 10-s total, where shifts cancel out, within
 // 3% of 200/s. One retry tells a stalled host from a limiter that lets too much through.
 jest.retryTimes(1, { logErrorsBeforeRetry: true });

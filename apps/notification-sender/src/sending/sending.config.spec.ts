@@ -1,5 +1,6 @@
 import { loadConfig } from '@ums/platform';
 import { SendingConfig } from './sending.config';
+import { SEND_RATE_HEADROOM_RATIO, SEND_RETRY_JITTER_RATIO } from './send-tuning.constants';
 
 const DAY_MS = 86_400_000;
 
@@ -29,5 +30,18 @@ describe('SendingConfig', () => {
     expect(() => loadConfig(SendingConfig, { SENDER_FINISHED_BATCH_RETENTION_MS: 'fortnight' })).toThrow(
       'SENDER_FINISHED_BATCH_RETENTION_MS',
     );
+  });
+
+  it('reads the retry jitter and the rate headroom from the code, not the environment', () => {
+    const config = loadConfig(SendingConfig, {
+      SENDER_RETRY_JITTER_PERCENT: '90',
+      SENDER_RATE_HEADROOM_PERCENT: '20',
+    });
+    expect(config).not.toHaveProperty('SENDER_RETRY_JITTER_PERCENT');
+    expect(config).not.toHaveProperty('SENDER_RATE_HEADROOM_PERCENT');
+    expect(SEND_RETRY_JITTER_RATIO).toBeGreaterThanOrEqual(0);
+    expect(SEND_RETRY_JITTER_RATIO).toBeLessThanOrEqual(1);
+    expect(SEND_RATE_HEADROOM_RATIO).toBeGreaterThanOrEqual(0);
+    expect(SEND_RATE_HEADROOM_RATIO).toBeLessThan(0.5);
   });
 });

@@ -24,20 +24,11 @@ export class SendingConfig {
    * UNKNOWN. At 10,000 sends/s a claim lives about 10-50 ms, so 2,000 never binds in normal work.
    */
   @Expose() @ToInt() @IsInt() @Min(1_000) @Max(1_000_000) SENDER_MAX_CLAIMED_MESSAGES = 2_000;
-  /** Extra random delay on a retry tier, in percent of the tier's delay (spreads a burst of retries). */
-  @Expose() @ToInt() @IsInt() @Min(0) @Max(100) SENDER_RETRY_JITTER_PERCENT = 20;
   /**
    * Retry tier delays in percent of the contract's (5 s, 30 s, 2 min, 10 min). Below 100 only for
-   * tests and demos that must see a message use up its tiers in seconds.
+   * tests and demos that must see a message use up its tiers in seconds (a test hook, not in .env.example).
    */
   @Expose() @ToInt() @IsInt() @Min(1) @Max(100) SENDER_RETRY_DELAY_PERCENT = 100;
-  /**
-   * The sender asks the limiter for this much less than a credential's ceiling. Sends granted within
-   * the ceiling reach the provider shifted by a few ms each (event loop, GC, connection queues), so a
-   * provider counting any 1-second window sees more than was granted in one: measured 212 in the
-   * busiest second at 200/s with no headroom, 211 with 3% (a 194/s grant rate: shifts of some tens of ms). Under-sending beats over-sending (seed 003).
-   */
-  @Expose() @ToInt() @IsInt() @Min(0) @Max(20) SENDER_RATE_HEADROOM_PERCENT = 5;
   /** How often each replica folds run counter deltas into `runs` (how far the run counters trail the rows). */
   @Expose() @ToInt() @IsInt() @Min(10) @Max(60_000) SENDER_COUNTER_FOLD_MS = 100;
   /**

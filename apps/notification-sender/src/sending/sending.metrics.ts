@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MetricsRegistry } from '@ums/platform';
+import type { SendLane } from '@ums/contracts';
 import { Counter, Histogram } from 'prom-client';
 
 /** What happened to the messages this process was handed, and how long a batch took. */
@@ -56,5 +57,10 @@ export class SendingMetrics {
       help: 'Claimed messages found expired when their claim was refreshed before the provider call (not sent)',
       registers,
     });
+  }
+
+  /** Counts `n` messages of a lane with this outcome (nothing when none). */
+  count(lane: SendLane, outcome: MessageOutcomeLabel, n: number): void {
+    if (n > 0) this.messages.inc({ lane, outcome }, n);
   }
 }

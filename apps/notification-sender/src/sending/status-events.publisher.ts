@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { type MessageStatusV1, Topics } from '@ums/contracts';
 import { KafkaProducer } from '@ums/platform';
-import type { StatusChange } from './message-claims.repository';
+import type { StatusChange } from './status-change';
 
 /** Every applied state change goes to the status topic, keyed by campaign, for downstream services. */
 @Injectable()
 export class StatusEventsPublisher {
   constructor(private readonly producer: KafkaProducer) {}
 
-  /** `occurredAt` (ISO 8601) is the provider's time of a reported status; absent, the time of publishing. */
-  async publish(changes: readonly (StatusChange & { readonly occurredAt?: string })[]): Promise<void> {
+  /** A change without `occurredAt` (the provider's time of a reported status) takes the time of publishing. */
+  async publish(changes: readonly StatusChange[]): Promise<void> {
     if (changes.length === 0) return;
     const now = new Date().toISOString();
     const events: MessageStatusV1[] = changes.map((change) => ({

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel } from '@ums/contracts';
+import { selectRows, writeRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
 
 export interface CredentialOwner {
@@ -14,6 +15,13 @@ export interface OptOut {
   readonly source: string;
 }
 
+/** A credential's id and owner, as selected. */
+interface CredentialOwnerRow {
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly channel: string;
+}
+
 /** What inbound messages need of the database: whose credential it is, and opt-outs. */
 @Injectable()
 export class InboundMessagesRepository {
@@ -21,19 +29,25 @@ export class InboundMessagesRepository {
 
   async ownersOf(credentialIds: readonly string[]): Promise<Map<string, CredentialOwner>> {
     if (credentialIds.length === 0) return new Map();
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<CredentialOwnerRow>(
+      this.dataSource,
       'SELECT id, tenant_id, channel FROM credentials WHERE id IN (?)',
       [[...new Set(credentialIds)]],
-    )) as { id: string; tenant_id: string; channel: string }[];
-    return new Map(rows.map((r) => [r.id, { tenantId: r.tenant_id, channel: r.channel as Channel }]));
+    );
+    return new Map(rows.map((r) => [r.id, credentialOwnerOf(r)]));
   }
 
   /** Opt-outs, once each (the primary key is tenant, channel, address): one multi-row statement. */
   async recordOptOuts(optOuts: readonly OptOut[]): Promise<void> {
     if (optOuts.length === 0) return;
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `INSERT IGNORE INTO opt_outs (tenant_id, channel, address, source) VALUES ${optOuts.map(() => '(?, ?, ?, ?)').join(', ')}`,
       optOuts.flatMap((o) => [o.tenantId, o.channel, o.address, o.source]),
     );
   }
+}
+
+function credentialOwnerOf(row: CredentialOwnerRow): CredentialOwner {
+  return { tenantId: row.tenant_id, channel: row.channel as Channel };
 }

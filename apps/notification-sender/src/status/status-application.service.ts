@@ -6,6 +6,7 @@ import {
   ProviderEventKind,
   type ProviderEventV1,
   Topics,
+  MessageHandlingErrorCode,
 } from '@ums/contracts';
 import { optOutAddress } from '@ums/domain';
 import { type ConsumedMessage, KafkaProducer } from '@ums/platform';
@@ -54,7 +55,7 @@ export class StatusApplicationService {
         inbound.push(index);
       }
     });
-    const unknown: { index: number; code: string; reason: string }[] = [];
+    const unknown: { index: number; code: MessageHandlingErrorCode; reason: string }[] = [];
     if (reports.length > 0) {
       const result = await this.statuses.apply(reports, (applied) => this.publisher.publish(applied));
       this.metrics.statuses.inc({ outcome: 'applied' }, result.applied.length);
@@ -65,7 +66,7 @@ export class StatusApplicationService {
       for (const index of result.unknown) {
         unknown.push({
           index,
-          code: 'MESSAGE_UNKNOWN',
+          code: MessageHandlingErrorCode.MessageUnknown,
           reason: 'the status names no message of this credential',
         });
       }
@@ -77,18 +78,22 @@ export class StatusApplicationService {
   private async applyInbound(
     messages: readonly ConsumedMessage<ProviderEventV1>[],
     indexes: readonly number[],
-  ): Promise<{ index: number; code: string; reason: string }[]> {
+  ): Promise<{ index: number; code: MessageHandlingErrorCode; reason: string }[]> {
     const owners = await this.inbound.ownersOf(indexes.map((i) => messages[i]?.value.credentialId ?? ''));
     const published: InboundMessageV1[] = [];
     const optOuts: OptOut[] = [];
-    const unknown: { index: number; code: string; reason: string }[] = [];
+    const unknown: { index: number; code: MessageHandlingErrorCode; reason: string }[] = [];
     for (const index of indexes) {
       const event = messages[index]?.value;
       const item = event?.inbound;
       if (event === undefined || item === undefined) continue;
       const owner = owners.get(event.credentialId);
       if (owner === undefined) {
-        unknown.push({ index, code: 'CREDENTIAL_UNKNOWN', reason: `no credential ${event.credentialId}` });
+        unknown.push({
+          index,
+          code: MessageHandlingErrorCode.CredentialUnknown,
+          reason: `no credential ${event.credentialId}`,
+        });
         continue;
       }
       if (item.optOut) {
@@ -125,7 +130,7 @@ export class StatusApplicationService {
 
   private async deadLetter(
     messages: readonly ConsumedMessage<ProviderEventV1>[],
-    failures: readonly { index: number; code: string; reason: string }[],
+    failures: readonly { index: number; code: MessageHandlingErrorCode; reason: string }[],
   ): Promise<void> {
     const failedAt = new Date().toISOString();
     const letters: DeadLetterV1[] = [];

@@ -1,9 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { type Channel, type FailureReason, MessageStatus } from '@ums/contracts';
+import { type FailureReason, MessageStatus } from '@ums/contracts';
 import { decideStatus } from '@ums/domain';
-import { type JsonRowsColumn, jsonRows, jsonRowsTable, sqlDateTime } from '@ums/platform';
-import { DataSource, type EntityManager } from 'typeorm';
+import {
+  type JsonRowsColumn,
+  jsonRows,
+  jsonRowsTable,
+  selectRows,
+  type SqlRunner,
+  sqlDateTime,
+  writeRows,
+} from '@ums/platform';
+import { DataSource } from 'typeorm';
 import { moveCounters } from '../sending/run-counters';
+import { type ChangedMessageRow, type StatusChange, statusChangeOf } from '../sending/status-change';
 
 /** One reported status to apply, in the order consumed. */
 export interface ReportedStatus {
@@ -20,41 +29,20 @@ export interface ReportedStatus {
   readonly occurredAt: string;
 }
 
-/** A change applied to a message row, for the status topic. */
-export interface AppliedStatus {
-  readonly messageId: string;
-  readonly runId: string | null;
-  readonly campaignId: string;
-  readonly tenantId: string;
-  readonly channel: Channel;
-  readonly recipient: string;
-  readonly previous: MessageStatus;
-  readonly status: MessageStatus;
-  readonly providerMessageId?: string;
-  readonly reason?: FailureReason;
-  readonly errorCode?: string;
-  readonly errorText?: string;
-  readonly occurredAt: string;
-}
-
 export interface StatusApplication {
-  readonly applied: AppliedStatus[];
+  /** The changes applied, each with the provider's time of its status (`occurredAt`). */
+  readonly applied: StatusChange[];
   /** Reports refused by the forward-only rule, by why. */
   readonly absorbed: Readonly<Record<'duplicate' | 'regression' | 'terminal' | 'not-reportable', number>>;
   /** Indexes of reports that name no message we know. */
   readonly unknown: number[];
 }
 
-interface MessageRow {
-  id: string;
-  run_id: string | null;
-  campaign_id: string;
-  tenant_id: string;
-  channel: string;
-  credential_id: string;
-  recipient: string;
-  state: string;
-  provider_message_id: string | null;
+/** A message row a report may name, as selected (COLUMNS). */
+interface MessageRow extends ChangedMessageRow {
+  readonly credential_id: string;
+  readonly state: string;
+  readonly provider_message_id: string | null;
 }
 
 /** A column the status UPDATE sets from the rows' values; `keep`: an existing value stays (COALESCE). */
@@ -79,6 +67,40 @@ const TIME_COLUMN: Partial<Record<MessageStatus, 'sent_at' | 'delivered_at' | 'r
   [MessageStatus.Failed]: 'failed_at',
 };
 
+/** Columns every status UPDATE may set: the provider id and the time of each state, where none is yet. */
+const PROGRESS_COLUMNS: readonly SetColumn[] = [
+  // Only rows that have none yet (a status that came before our SENT record) need it set.
+  {
+    name: 'provider_message_id',
+    keep: true,
+    type: 'VARCHAR(256)',
+    valueOf: (p: RowPlan) => (p.row.provider_message_id === null ? p.providerMessageId : undefined),
+  },
+  ...(['sent_at', 'delivered_at', 'read_at', 'failed_at'] as const).map((name): SetColumn => ({
+    name,
+    keep: true,
+    type: 'DATETIME(3)',
+    valueOf: (p: RowPlan) => p.times[name],
+  })),
+];
+
+/** Columns the UPDATE of FAILED rows sets as well: why they failed. */
+const FAILURE_SET_COLUMNS: readonly SetColumn[] = [
+  { name: 'reason', keep: false, type: 'VARCHAR(32)', valueOf: (p: RowPlan) => p.failure?.reason ?? null },
+  {
+    name: 'error_code',
+    keep: false,
+    type: 'VARCHAR(64)',
+    valueOf: (p: RowPlan) => p.failure?.errorCode ?? null,
+  },
+  {
+    name: 'error_text',
+    keep: false,
+    type: 'VARCHAR(1024)',
+    valueOf: (p: RowPlan) => p.failure?.errorText ?? null,
+  },
+];
+
 const COLUMNS =
   'id, run_id, campaign_id, tenant_id, channel, credential_id, recipient, state, provider_message_id';
 
@@ -99,71 +121,16 @@ export class StatusUpdatesRepository {
     if (reports.length === 0) return { applied: [], absorbed: absorbedNone(), unknown: [] };
     return this.dataSource.transaction(async (manager) => {
       const rows = await this.lockRows(manager, reports);
-      const byId = new Map(rows.map((row) => [String(row.id), row]));
-      const byProviderId = new Map<string, MessageRow>();
-      for (const row of rows) {
-        if (row.provider_message_id !== null)
-          byProviderId.set(`${row.credential_id}\n${row.provider_message_id}`, row);
-      }
-      const plans = new Map<string, RowPlan>();
-      const applied: AppliedStatus[] = [];
-      const absorbed = absorbedNone();
-      const unknown: number[] = [];
-      for (const report of reports) {
-        const row =
-          report.messageId !== undefined
-            ? byId.get(report.messageId)
-            : byProviderId.get(`${report.credentialId}\n${report.providerMessageId}`);
-        // Our id echoed by another credential's callback is not ours to change.
-        if (row === undefined || row.credential_id !== report.credentialId) {
-          unknown.push(report.index);
-          continue;
-        }
-        const id = String(row.id);
-        const plan = plans.get(id) ?? newPlan(row);
-        plans.set(id, plan);
-        const decision = decideStatus(plan.to, report.status);
-        if (!decision.apply) {
-          absorbed[decision.why] += 1;
-          continue;
-        }
-        const previous = plan.to;
-        plan.to = decision.next;
-        plan.providerMessageId ??= report.providerMessageId;
-        const column = TIME_COLUMN[decision.next];
-        if (column !== undefined) plan.times[column] = sqlDateTime(report.occurredAt);
-        if (decision.next === MessageStatus.Failed) {
-          plan.failure = { reason: report.reason, errorCode: report.errorCode, errorText: report.errorText };
-        }
-        applied.push({
-          messageId: id,
-          runId: row.run_id === null ? null : String(row.run_id),
-          campaignId: row.campaign_id,
-          tenantId: row.tenant_id,
-          channel: row.channel as Channel,
-          recipient: row.recipient,
-          previous,
-          status: decision.next,
-          ...(plan.providerMessageId === null ? {} : { providerMessageId: plan.providerMessageId }),
-          ...(decision.next === MessageStatus.Failed
-            ? { reason: report.reason, errorCode: report.errorCode, errorText: report.errorText }
-            : {}),
-          occurredAt: report.occurredAt,
-        });
-      }
+      const { plans, applied, absorbed, unknown } = planReports(rows, reports);
       // Run rows are updated in run id order, as message rows are locked in id order: concurrent
       // chunks then take their locks in one order and do not deadlock on each other.
       const changed = [...plans.values()]
         .filter((plan) => plan.to !== plan.from)
         .sort((x, y) => compareIds(x.row.run_id, y.row.run_id));
-      await this.writeRows(manager, changed);
+      await this.updateRows(manager, changed);
       await moveCounters(
         manager,
-        changed.map((plan) => ({
-          runId: plan.row.run_id === null ? null : String(plan.row.run_id),
-          from: plan.from,
-          to: plan.to,
-        })),
+        changed.map((plan) => ({ runId: plan.row.run_id, from: plan.from, to: plan.to })),
       );
       // Published while the rows are still locked: a crash before the commit leaves them as they
       // were, the chunk is consumed again and publishes the same event ids; none goes unannounced.
@@ -173,25 +140,28 @@ export class StatusUpdatesRepository {
   }
 
   /** The rows the reports name, locked, in id order (a fixed order keeps concurrent appliers from deadlocking). */
-  private async lockRows(manager: EntityManager, reports: readonly ReportedStatus[]): Promise<MessageRow[]> {
+  private async lockRows(manager: SqlRunner, reports: readonly ReportedStatus[]): Promise<MessageRow[]> {
     const ids = [...new Set(reports.flatMap((r) => (r.messageId === undefined ? [] : [r.messageId])))];
     const providerIds = [
       ...new Set(reports.flatMap((r) => (r.messageId === undefined ? [r.providerMessageId] : []))),
     ];
     const found = new Map<string, MessageRow>();
     if (providerIds.length > 0) {
-      const rows = (await manager.query(`SELECT ${COLUMNS} FROM messages WHERE provider_message_id IN (?)`, [
-        providerIds,
-      ])) as MessageRow[];
-      for (const row of rows) ids.push(String(row.id));
+      const rows = await selectRows<MessageRow>(
+        manager,
+        `SELECT ${COLUMNS} FROM messages WHERE provider_message_id IN (?)`,
+        [providerIds],
+      );
+      for (const row of rows) ids.push(row.id);
     }
     if (ids.length > 0) {
       const sorted = [...new Set(ids)].sort(compareIds);
-      const rows = (await manager.query(
+      const rows = await selectRows<MessageRow>(
+        manager,
         `SELECT ${COLUMNS} FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) ORDER BY id FOR UPDATE`,
         [sorted],
-      )) as MessageRow[];
-      for (const row of rows) found.set(String(row.id), row);
+      );
+      for (const row of rows) found.set(row.id, row);
     }
     return [...found.values()];
   }
@@ -202,7 +172,7 @@ export class StatusUpdatesRepository {
    * (UNION ALL) cost MariaDB 19 µs a row to parse and plan (6 µs this way), and CASE id WHEN ... lists
    * are scanned for every row (quadratic).
    */
-  private async writeRows(manager: EntityManager, plans: readonly RowPlan[]): Promise<void> {
+  private async updateRows(manager: SqlRunner, plans: readonly RowPlan[]): Promise<void> {
     const byState = new Map<MessageStatus, RowPlan[]>();
     for (const plan of plans) {
       const group = byState.get(plan.to);
@@ -210,50 +180,14 @@ export class StatusUpdatesRepository {
       else group.push(plan);
     }
     for (const [state, group] of byState) {
-      const failed = state === MessageStatus.Failed;
-      const candidates: SetColumn[] = [
-        // Only rows that have none yet (a status that came before our SENT record) need it set.
-        {
-          name: 'provider_message_id',
-          keep: true,
-          type: 'VARCHAR(256)',
-          valueOf: (p: RowPlan) => (p.row.provider_message_id === null ? p.providerMessageId : undefined),
-        },
-        ...(['sent_at', 'delivered_at', 'read_at', 'failed_at'] as const).map((name): SetColumn => ({
-          name,
-          keep: true,
-          type: 'DATETIME(3)',
-          valueOf: (p: RowPlan) => p.times[name],
-        })),
-        ...(failed
-          ? ([
-              {
-                name: 'reason',
-                keep: false,
-                type: 'VARCHAR(32)',
-                valueOf: (p: RowPlan) => p.failure?.reason ?? null,
-              },
-              {
-                name: 'error_code',
-                keep: false,
-                type: 'VARCHAR(64)',
-                valueOf: (p: RowPlan) => p.failure?.errorCode ?? null,
-              },
-              {
-                name: 'error_text',
-                keep: false,
-                type: 'VARCHAR(1024)',
-                valueOf: (p: RowPlan) => p.failure?.errorText ?? null,
-              },
-            ] satisfies SetColumn[])
-          : []),
-      ];
+      const candidates =
+        state === MessageStatus.Failed ? [...PROGRESS_COLUMNS, ...FAILURE_SET_COLUMNS] : PROGRESS_COLUMNS;
       const columns = candidates.filter(
         (column) => group.some((plan) => column.valueOf(plan) != null) || !column.keep,
       );
       const tableColumns: JsonRowsColumn[] = [{ name: 'id', type: 'BIGINT UNSIGNED' }, ...columns];
       const values = group.map((plan) => {
-        const row: Record<string, string | null | undefined> = { id: String(plan.row.id) };
+        const row: Record<string, string | null | undefined> = { id: plan.row.id };
         for (const column of columns) row[column.name] = column.valueOf(plan);
         return row;
       });
@@ -264,13 +198,73 @@ export class StatusUpdatesRepository {
         ),
         'm.updated_at = UTC_TIMESTAMP(3)',
       ];
-      await manager.query(
+      await writeRows(
+        manager,
         `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(tableColumns, 'v')} ON m.id = v.id
          SET ${sets.join(', ')}`,
         [jsonRows(tableColumns, values), state],
       );
     }
   }
+}
+
+/** Absorbed reports by why (StatusApplication.absorbed). */
+type Absorbed = Record<'duplicate' | 'regression' | 'terminal' | 'not-reportable', number>;
+
+/**
+ * What the reports do to the locked rows, in their order: each row's plan (its state moves forward
+ * only, decideStatus), the changes to announce, the reports absorbed and those naming no message of
+ * their credential.
+ */
+function planReports(
+  rows: readonly MessageRow[],
+  reports: readonly ReportedStatus[],
+): { plans: Map<string, RowPlan>; applied: StatusChange[]; absorbed: Absorbed; unknown: number[] } {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const byProviderId = new Map<string, MessageRow>();
+  for (const row of rows) {
+    if (row.provider_message_id !== null)
+      byProviderId.set(`${row.credential_id}\n${row.provider_message_id}`, row);
+  }
+  const plans = new Map<string, RowPlan>();
+  const applied: StatusChange[] = [];
+  const absorbed = absorbedNone();
+  const unknown: number[] = [];
+  for (const report of reports) {
+    const row =
+      report.messageId !== undefined
+        ? byId.get(report.messageId)
+        : byProviderId.get(`${report.credentialId}\n${report.providerMessageId}`);
+    // Our id echoed by another credential's callback is not ours to change.
+    if (row === undefined || row.credential_id !== report.credentialId) {
+      unknown.push(report.index);
+      continue;
+    }
+    const plan = plans.get(row.id) ?? newPlan(row);
+    plans.set(row.id, plan);
+    const decision = decideStatus(plan.to, report.status);
+    if (decision.apply) applied.push(advance(plan, report, decision.next));
+    else absorbed[decision.why] += 1;
+  }
+  return { plans, applied, absorbed, unknown };
+}
+
+/** Moves a row's plan to `next` by a report; returns the change to announce. */
+function advance(plan: RowPlan, report: ReportedStatus, next: MessageStatus): StatusChange {
+  const previous = plan.to;
+  plan.to = next;
+  plan.providerMessageId ??= report.providerMessageId;
+  const column = TIME_COLUMN[next];
+  if (column !== undefined) plan.times[column] = sqlDateTime(report.occurredAt);
+  const failed = next === MessageStatus.Failed;
+  if (failed)
+    plan.failure = { reason: report.reason, errorCode: report.errorCode, errorText: report.errorText };
+  return {
+    ...statusChangeOf(plan.row, previous, next),
+    ...(plan.providerMessageId === null ? {} : { providerMessageId: plan.providerMessageId }),
+    ...(failed ? { reason: report.reason, errorCode: report.errorCode, errorText: report.errorText } : {}),
+    occurredAt: report.occurredAt,
+  };
 }
 
 function compareIds(a: string | null, b: string | null): number {
@@ -285,6 +279,6 @@ function newPlan(row: MessageRow): RowPlan {
   return { row, from: state, to: state, providerMessageId: row.provider_message_id, times: {} };
 }
 
-function absorbedNone(): Record<'duplicate' | 'regression' | 'terminal' | 'not-reportable', number> {
+function absorbedNone(): Absorbed {
   return { duplicate: 0, regression: 0, terminal: 0, 'not-reportable': 0 };
 }

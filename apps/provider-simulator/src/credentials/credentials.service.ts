@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Provider } from '@ums/contracts';
+import { CredentialErrorCode, Provider } from '@ums/contracts';
 import { ConflictError, InvalidInputError, NotFoundError } from '@ums/platform';
 import { plainToInstance } from 'class-transformer';
 import {
@@ -10,6 +10,7 @@ import {
 } from './credential-settings.dto';
 import { CredentialsConfig } from './credentials.config';
 import { applyCredentialChanges, type SimulatedCredential } from './simulated-credential';
+import { SimulatorErrorCode } from './simulator-error-code.enum';
 
 type RemovedListener = (credentialId: string) => void;
 
@@ -51,7 +52,7 @@ export class CredentialsService {
   get(id: string): SimulatedCredential {
     const credential = this.byId.get(id);
     if (credential === undefined)
-      throw new NotFoundError('CREDENTIAL_NOT_FOUND', `No simulated credential ${id}`);
+      throw new NotFoundError(CredentialErrorCode.NotFound, `No simulated credential ${id}`);
     return credential;
   }
 
@@ -114,8 +115,8 @@ export class CredentialsService {
   ): SimulatedCredential {
     const { credential, problems } = applyCredentialChanges(id, provider, changes, base, new Date());
     if (problems.length > 0) {
-      throw new InvalidInputError(
-        'INVALID_CREDENTIAL',
+      throw new InvalidInputError<SimulatorErrorCode>(
+        SimulatorErrorCode.InvalidCredential,
         problems.map((p) => `${p.field}: ${p.reason}`).join('; '),
         problems,
       );
@@ -126,8 +127,8 @@ export class CredentialsService {
   private store(credential: SimulatedCredential): void {
     const clash = this.list().find((other) => other.id !== credential.id && sameRoute(other, credential));
     if (clash !== undefined) {
-      throw new ConflictError(
-        'ACCOUNT_IN_USE',
+      throw new ConflictError<SimulatorErrorCode>(
+        SimulatorErrorCode.AccountInUse,
         `Credential ${clash.id} already answers for this ${credential.provider} account`,
       );
     }
@@ -164,8 +165,8 @@ export class CredentialsService {
 
 function checkId(id: string): void {
   if (!CREDENTIAL_ID_PATTERN.test(id)) {
-    throw InvalidInputError.field(
-      'INVALID_CREDENTIAL_ID',
+    throw InvalidInputError.field<SimulatorErrorCode>(
+      SimulatorErrorCode.InvalidCredentialId,
       'credentialId',
       'must be 1-100 of A-Z a-z 0-9 . _ : -',
     );

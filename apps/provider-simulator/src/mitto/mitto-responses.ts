@@ -2,9 +2,13 @@ import type { ProviderAnswer } from '../sending/provider-answer';
 /** An answer of the Mitto-style bulk endpoint (see docs/provider-shapes.md for its origin). */
 export type MittoAnswer = ProviderAnswer;
 
+/** Error codes of the Mitto-style API, as that provider answers them (not UMS codes). */
+export type MittoErrorCode =
+  'UNAUTHORIZED' | 'INVALID_SENDER' | 'INVALID_REQUEST' | 'THROTTLED' | 'TEMPORARY_ERROR' | 'INVALID_NUMBER';
+
 const error = (
   status: number,
-  code: string,
+  code: MittoErrorCode,
   message: string,
   headers?: Record<string, string>,
 ): MittoAnswer => ({
@@ -15,7 +19,7 @@ const error = (
 
 export type MittoItemResult =
   | { reference: string | null; status: 'accepted'; id: string }
-  | { reference: string | null; status: 'rejected'; code: string; message: string };
+  | { reference: string | null; status: 'rejected'; code: MittoErrorCode; message: string };
 
 export const MittoAnswers = {
   results: (results: MittoItemResult[]): MittoAnswer => ({ status: 200, body: { results } }),

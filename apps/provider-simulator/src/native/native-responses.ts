@@ -2,9 +2,18 @@ import type { ProviderAnswer } from '../sending/provider-answer';
 /** An answer of the simulator's own bulk API (provider `simulator`). */
 export type NativeAnswer = ProviderAnswer;
 
+/** Error codes of the simulator's own bulk API, as a provider of ours would answer (not UMS codes). */
+export type NativeErrorCode =
+  | 'UNKNOWN_CREDENTIAL'
+  | 'UNAUTHORIZED'
+  | 'INVALID_REQUEST'
+  | 'THROTTLED'
+  | 'TEMPORARY_ERROR'
+  | 'INVALID_NUMBER';
+
 const error = (
   status: number,
-  code: string,
+  code: NativeErrorCode,
   message: string,
   extra: Record<string, unknown> = {},
 ): NativeAnswer => ({
@@ -14,7 +23,7 @@ const error = (
 
 export type NativeItemResult =
   | { messageId: string; status: 'accepted'; providerMessageId: string }
-  | { messageId: string; status: 'rejected'; code: string; retryable: boolean };
+  | { messageId: string; status: 'rejected'; code: NativeErrorCode; retryable: boolean };
 
 export const NativeAnswers = {
   results: (results: NativeItemResult[]): NativeAnswer => ({ status: 200, body: { results } }),

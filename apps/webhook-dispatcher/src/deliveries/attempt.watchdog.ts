@@ -1,6 +1,8 @@
+import { DeliveryErrorCode } from '@ums/contracts';
+
 /** The error an attempt that ran out of time ends with (`TIMEOUT` in the delivery's last error). */
 export class AttemptTimeoutError extends Error {
-  readonly code = 'TIMEOUT';
+  readonly code = DeliveryErrorCode.Timeout;
   constructor(timeoutMs: number) {
     super(`no answer within ${timeoutMs} ms`);
     this.name = 'TimeoutError';

@@ -1,5 +1,5 @@
 import { Expose, Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsInt, IsNumber, Max, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsInt, Max, Min } from 'class-validator';
 import { ToBool, ToInt } from '@ums/platform';
 
 /** Subscriber webhook delivery settings (webhook-dispatcher), validated once at start-up. */
@@ -15,8 +15,9 @@ export class DeliveriesConfig {
   /** Deliveries waiting in memory in all; the event consumers wait (backpressure) above this. */
   @Expose() @ToInt() @IsInt() @Min(100) @Max(10_000_000) WEBHOOK_MAX_QUEUED_TOTAL = 50_000;
   /**
-   * Delay of each retry tier (ums.webhook.retry-5s ... -1h), one per tier, in ms. The topics keep their
-   * names; tests shorten the waits here (the tier consumer holds each message until its due time).
+   * Delay of each retry tier (ums.webhook.retry-5s ... -1h), one per tier, in ms: a test hook (not in
+   * .env.example). The topics keep their names; tests shorten the waits here (the tier consumer holds
+   * each message until its due time).
    */
   @Expose()
   @Transform(({ value }: { value: unknown }) =>
@@ -29,13 +30,6 @@ export class DeliveriesConfig {
   @IsInt({ each: true })
   @Min(1, { each: true })
   WEBHOOK_RETRY_DELAYS_MS: number[] = [5_000, 30_000, 120_000, 600_000, 3_600_000];
-  /** Extra random delay on retries, as a fraction of the tier delay. */
-  @Expose()
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? Number(value) : value))
-  @IsNumber()
-  @Min(0)
-  @Max(1)
-  WEBHOOK_RETRY_JITTER = 0.2;
   /** More failures than this within the window tombstone a subscriber (seed 000). */
   @Expose() @ToInt() @IsInt() @Min(1) @Max(1_000_000) WEBHOOK_FAILURE_THRESHOLD = 20;
   @Expose() @ToInt() @IsInt() @Min(1_000) @Max(2_592_000_000) WEBHOOK_FAILURE_WINDOW_MS = 86_400_000;
@@ -44,8 +38,6 @@ export class DeliveriesConfig {
   @Expose() @ToInt() @IsInt() @Min(50) @Max(600_000) WEBHOOK_SWEEP_TICK_MS = 5_000;
   /** How often every replica re-reads the subscribers (state changes made by other replicas). */
   @Expose() @ToInt() @IsInt() @Min(50) @Max(600_000) WEBHOOK_SUBSCRIBER_REFRESH_MS = 1_000;
-  /** Attempts of one missed delivery during a resurrect replay before the subscriber is left dead again. */
-  @Expose() @ToInt() @IsInt() @Min(1) @Max(100) WEBHOOK_REPLAY_ATTEMPTS = 5;
   /** A dead subscriber is sent a signed probe this often and resurrected when it answers 2xx; 0: never. */
   @Expose() @ToInt() @IsInt() @Min(0) @Max(86_400_000) WEBHOOK_PROBE_INTERVAL_MS = 0;
   /** Internal subscribers (http, private hosts, no SSRF check) may be created; off for public deployments. */

@@ -23,7 +23,7 @@ const STATUS_CHUNK = 1_000;
  * resurrect replays in); the attempts themselves run outside the handler. Status chunks hold up to
  * STATUS_CHUNK events: a campaign's events are all on one partition, so its relay is one chunk after
  * another (attempts, insert, offset commit), and the bigger the chunk, the fewer of those round trips
- * per event (200 left a 1,000,000-recipient relay 94 s behind the last callback; see the README).
+ * per event (the relay's lag behind the last callback is in docs/benchmarks.md).
  */
 // A controller of the Kafka transport (event patterns), with no HTTP routes.
 @Controller()

@@ -41,7 +41,6 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
   beforeAll(async () => {
     fixture = await DispatcherFixture.start('webhook_dispatcher', {
       WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),
-      WEBHOOK_RETRY_JITTER: '0.1',
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_FAILURE_THRESHOLD: '20',
       WEBHOOK_SUBSCRIBER_REFRESH_MS: '200',

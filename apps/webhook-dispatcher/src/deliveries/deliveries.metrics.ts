@@ -1,14 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import type { WebhookOutcomeLabel } from '@ums/domain';
 import { MetricsRegistry } from '@ums/platform';
 import { Counter, Gauge, Histogram } from 'prom-client';
 
-/**
- * Outcomes of one attempt or decision: delivered, failed (retried), dead_lettered (out of retries),
- * gone (410, subscriber disabled), missed (kept for a resurrect), refused (address not public),
- * spilled (subscriber backlog full, sent to the first tier unattempted).
- */
-export type DeliveryOutcomeLabel =
-  'delivered' | 'failed' | 'dead_lettered' | 'gone' | 'missed' | 'refused' | 'spilled';
+/** The `outcome` label of ums_webhook_deliveries_total. */
+export type DeliveryOutcomeLabel = WebhookOutcomeLabel;
 
 @Injectable()
 export class DeliveriesMetrics {

@@ -6,12 +6,17 @@ import { DeliveriesMetrics } from './deliveries.metrics';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
+import { DeliveryResultWriter } from './delivery-result.writer';
 import { DeliveryRetention } from './delivery-retention.service';
+import { DeliveryWriteBack } from './delivery-write-back.service';
 import { FanOutService } from './fan-out.service';
 import { PendingSweeper } from './pending-sweeper.service';
+import { ReplaySender } from './replay-sender.service';
 import { ResurrectService } from './resurrect.service';
 import { SubscriberHttpClient } from './subscriber-http.client';
 import { SubscriberProbe } from './subscriber-probe.service';
+import { SubscriberReplay } from './subscriber-replay.service';
+import { SubscriberTakedown } from './subscriber-takedown.service';
 
 /** Fan-out of status and inbound events, signed attempts, retry tiers, dead letters, replay and resurrect. */
 @Module({
@@ -22,12 +27,17 @@ import { SubscriberProbe } from './subscriber-probe.service';
     DeliveriesRepository,
     DeliveriesService,
     DeliveryDispatcher,
+    DeliveryResultWriter,
     DeliveryRetention,
+    DeliveryWriteBack,
     FanOutService,
     PendingSweeper,
+    ReplaySender,
     ResurrectService,
     SubscriberHttpClient,
     SubscriberProbe,
+    SubscriberReplay,
+    SubscriberTakedown,
   ],
 })
 export class DeliveriesModule {}

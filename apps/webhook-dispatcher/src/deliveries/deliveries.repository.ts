@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { selectRows, writeRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { DeliveryJob, DeliveryRecord, DeliverySettlement, DeliveryState } from './delivery.record';
 
@@ -21,20 +22,44 @@ export interface DeliveryKeyRow {
   readonly createdAt: Date;
 }
 
+/** A deliveries row as COLUMNS selects it (id BIGINT UNSIGNED; attempts SMALLINT UNSIGNED; state by its CHECK). */
 interface DeliveryRow {
-  id: string | number;
-  subscriber_id: string;
-  event_id: string;
-  event_type: string;
-  payload: string;
-  state: string;
-  attempts: number | string;
-  last_status_code: number | null;
-  last_error: string | null;
-  next_attempt_at: Date | null;
-  delivered_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
+  readonly id: string;
+  readonly subscriber_id: string;
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly payload: string;
+  readonly state: DeliveryState;
+  readonly attempts: number;
+  readonly last_status_code: number | null;
+  readonly last_error: string | null;
+  readonly next_attempt_at: Date | null;
+  readonly delivered_at: Date | null;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+/** A row as `readKeys` selects it. */
+type StoredKeyRow = Pick<
+  DeliveryRow,
+  'id' | 'subscriber_id' | 'event_id' | 'state' | 'attempts' | 'created_at'
+>;
+
+type IdRow = Pick<DeliveryRow, 'id'>;
+
+/**
+ * A DELIVERED row as the retention pass selects it. Its comparisons are 0 or 1: an INT on MariaDB, a
+ * BIGINT (a string here) on MySQL 8.
+ */
+interface AgedRow {
+  readonly id: string;
+  readonly old_created: number | string;
+  readonly old_delivered: number | string;
+}
+
+/** `MIN(created_at)`: NULL when no row matches. */
+interface OldestRow {
+  readonly created_at: Date | null;
 }
 
 const COLUMNS = `id, subscriber_id, event_id, event_type, payload, state, attempts, last_status_code, last_error,
@@ -89,7 +114,8 @@ export class DeliveriesRepository {
       params.push(r.state, leaseMs * 1000);
       return `(?, ?, ?, ?, ?, 0, NULL, UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND, NULL)`;
     });
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `INSERT IGNORE INTO deliveries (subscriber_id, event_id, event_type, payload, state, attempts,
          last_status_code, next_attempt_at, delivered_at)
        VALUES ${values.join(', ')}`,
@@ -107,34 +133,21 @@ export class DeliveriesRepository {
     const subscriberIds = [...new Set(rows.map((r) => r.subscriberId))];
     const eventIds = [...new Set(rows.map((r) => r.eventId))];
     const wanted = new Set(rows.map((r) => deliveryKey(r.subscriberId, r.eventId)));
-    const found: {
-      id: string | number;
-      subscriber_id: string;
-      event_id: string;
-      state: string;
-      attempts: number | string;
-      created_at: Date;
-    }[] = await this.dataSource.query(
+    const found = await selectRows<StoredKeyRow>(
+      this.dataSource,
       `SELECT id, subscriber_id, event_id, state, attempts, created_at FROM deliveries
        WHERE subscriber_id IN (${placeholders(subscriberIds.length)}) AND event_id IN (${placeholders(eventIds.length)})`,
       [...subscriberIds, ...eventIds],
     );
-    const read = found.filter((r) => wanted.has(deliveryKey(r.subscriber_id, r.event_id)));
-    return read.map((r) => ({
-      id: String(r.id),
-      subscriberId: r.subscriber_id,
-      eventId: r.event_id,
-      state: r.state as DeliveryState,
-      attempts: Number(r.attempts),
-      createdAt: r.created_at,
-    }));
+    return found.filter((r) => wanted.has(deliveryKey(r.subscriber_id, r.event_id))).map(toKeyRow);
   }
 
   async findMany(ids: readonly string[]): Promise<DeliveryRecord[]> {
     if (ids.length === 0) return [];
-    const rows: DeliveryRow[] = await this.dataSource.query(
+    const rows = await selectRows<DeliveryRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM deliveries WHERE id IN (${placeholders(ids.length)})`,
-      [...ids],
+      ids,
     );
     return rows.map(toRecord);
   }
@@ -145,17 +158,19 @@ export class DeliveriesRepository {
    */
   async lease(ids: readonly string[], leaseMs: number): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `UPDATE deliveries SET state = 'PENDING', next_attempt_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND,
          updated_at = UTC_TIMESTAMP(3)
        WHERE id IN (${placeholders(ids.length)}) AND state IN ('PENDING', 'RETRYING')`,
       [leaseMs * 1000, ...ids],
     );
-    const rows: { id: string | number }[] = await this.dataSource.query(
+    const rows = await selectRows<IdRow>(
+      this.dataSource,
       `SELECT id FROM deliveries WHERE id IN (${placeholders(ids.length)}) AND state = 'PENDING'`,
-      [...ids],
+      ids,
     );
-    return new Set(rows.map((r) => String(r.id)));
+    return new Set(rows.map((r) => r.id));
   }
 
   /**
@@ -178,7 +193,8 @@ export class DeliveriesRepository {
     for (const { sample, next, ids } of groups.values()) {
       for (let i = 0; i < ids.length; i += SETTLE_SLICE) {
         const slice = ids.slice(i, i + SETTLE_SLICE);
-        await this.dataSource.query(
+        await writeRows(
+          this.dataSource,
           `UPDATE deliveries SET state = ?, attempts = GREATEST(attempts, ?), last_status_code = ?, last_error = ?,
              next_attempt_at = ?,
              delivered_at = ${sample.state === 'DELIVERED' ? 'UTC_TIMESTAMP(3)' : 'delivered_at'},
@@ -204,27 +220,23 @@ export class DeliveriesRepository {
    */
   async takeExpired(limit: number, leaseMs: number): Promise<DeliveryJob[]> {
     return this.dataSource.transaction(async (manager) => {
-      const rows: DeliveryRow[] = await manager.query(
+      const rows = await selectRows<DeliveryRow>(
+        manager,
         `SELECT ${COLUMNS} FROM deliveries
          WHERE state = 'PENDING' AND next_attempt_at < UTC_TIMESTAMP(3)
          ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED`,
         [limit],
       );
       if (rows.length === 0) return [];
-      await manager.query(
+      await writeRows(
+        manager,
         `UPDATE deliveries SET next_attempt_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND
          WHERE id IN (${placeholders(rows.length)})`,
         [leaseMs * 1000, ...rows.map((r) => r.id)],
       );
-      return rows.map((r) => ({
-        deliveryId: String(r.id),
-        subscriberId: r.subscriber_id,
-        eventId: r.event_id,
-        eventType: r.event_type,
-        payload: r.payload,
-        attempt: Number(r.attempts) + 1,
-        firstAttemptAt: r.created_at.toISOString(),
-      }));
+      return rows.map((r) =>
+        toJob(r, { attempt: r.attempts + 1, firstAttemptAt: r.created_at.toISOString() }),
+      );
     });
   }
 
@@ -240,22 +252,23 @@ export class DeliveriesRepository {
    */
   async pruneDeliveredWindow(afterId: string, olderThanMs: number, window: number): Promise<DeliveredWindow> {
     const olderThanUs = olderThanMs * 1000;
-    const rows: { id: string | number; old_created: number | string; old_delivered: number | string }[] =
-      await this.dataSource.query(
-        `SELECT id, created_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND AS old_created,
-                COALESCE(delivered_at, created_at) < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND AS old_delivered
-           FROM deliveries FORCE INDEX (idx_deliveries_state_next_attempt)
-          WHERE state = 'DELIVERED' AND next_attempt_at IS NULL AND id > ?
-          ORDER BY id LIMIT ?`,
-        [olderThanUs, olderThanUs, afterId, window],
-      );
+    const rows = await selectRows<AgedRow>(
+      this.dataSource,
+      `SELECT id, created_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND AS old_created,
+              COALESCE(delivered_at, created_at) < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND AS old_delivered
+         FROM deliveries FORCE INDEX (idx_deliveries_state_next_attempt)
+        WHERE state = 'DELIVERED' AND next_attempt_at IS NULL AND id > ?
+        ORDER BY id LIMIT ?`,
+      [olderThanUs, olderThanUs, afterId, window],
+    );
     const young = rows.findIndex((r) => Number(r.old_created) !== 1);
     const aged = young === -1 ? rows : rows.slice(0, young);
-    const doomed = aged.filter((r) => Number(r.old_delivered) === 1).map((r) => String(r.id));
+    const doomed = aged.filter((r) => Number(r.old_delivered) === 1).map((r) => r.id);
     let deleted = 0;
     if (doomed.length > 0) {
       // Checked again: a replay may have taken a row (PENDING) or delivered it anew since the read.
-      const result: { affectedRows: number } = await this.dataSource.query(
+      const result = await writeRows(
+        this.dataSource,
         `DELETE FROM deliveries WHERE id IN (${placeholders(doomed.length)}) AND state = 'DELIVERED'
            AND COALESCE(delivered_at, created_at) < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND`,
         [...doomed, olderThanUs],
@@ -265,14 +278,15 @@ export class DeliveriesRepository {
     const last = aged.at(-1);
     return {
       deleted,
-      lastId: last === undefined ? afterId : String(last.id),
+      lastId: last === undefined ? afterId : last.id,
       passDone: young !== -1 || rows.length < window,
     };
   }
 
   /** The oldest delivery still owed (PENDING or RETRYING), for the age metric. */
   async oldestUndelivered(): Promise<Date | undefined> {
-    const rows: { created_at: Date | null }[] = await this.dataSource.query(
+    const rows = await selectRows<OldestRow>(
+      this.dataSource,
       `SELECT MIN(created_at) AS created_at FROM deliveries WHERE state IN ('PENDING', 'RETRYING')`,
     );
     return rows[0]?.created_at ?? undefined;
@@ -295,7 +309,8 @@ export class DeliveriesRepository {
       where += ' AND id < ?';
       params.push(before);
     }
-    const rows: DeliveryRow[] = await this.dataSource.query(
+    const rows = await selectRows<DeliveryRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM deliveries WHERE ${where} ORDER BY id DESC LIMIT ?`,
       [...params, limit],
     );
@@ -304,7 +319,8 @@ export class DeliveriesRepository {
 
   /** At a tombstone: what still waits for a retry is kept as MISSED, for a resurrect to replay in order. */
   async keepOwed(subscriberId: string): Promise<void> {
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `UPDATE deliveries SET state = 'MISSED', next_attempt_at = NULL, updated_at = UTC_TIMESTAMP(3)
        WHERE subscriber_id = ? AND state = 'RETRYING'`,
       [subscriberId],
@@ -313,7 +329,8 @@ export class DeliveriesRepository {
 
   /** The next MISSED rows of a subscriber after `afterId`, in event order (by id). */
   async missedAfter(subscriberId: string, afterId: string, limit: number): Promise<DeliveryRecord[]> {
-    const rows: DeliveryRow[] = await this.dataSource.query(
+    const rows = await selectRows<DeliveryRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM deliveries WHERE subscriber_id = ? AND state = 'MISSED' AND id > ?
        ORDER BY id LIMIT ?`,
       [subscriberId, afterId, limit],
@@ -332,45 +349,67 @@ export class DeliveriesRepository {
     limit: number,
     leaseMs: number,
   ): Promise<DeliveryJob[]> {
-    const rows: DeliveryRow[] = await this.dataSource.query(
+    const rows = await selectRows<DeliveryRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM deliveries
        WHERE subscriber_id = ? AND state IN ('DELIVERED', 'DEAD_LETTERED') AND id > ? AND created_at >= ?
        ORDER BY id LIMIT ?`,
       [subscriberId, afterId, since, limit],
     );
     if (rows.length === 0) return [];
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `UPDATE deliveries SET state = 'PENDING', next_attempt_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND,
          updated_at = UTC_TIMESTAMP(3)
        WHERE id IN (${placeholders(rows.length)}) AND state IN ('DELIVERED', 'DEAD_LETTERED')`,
       [leaseMs * 1000, ...rows.map((r) => r.id)],
     );
-    return rows.map((r) => ({
-      deliveryId: String(r.id),
-      subscriberId: r.subscriber_id,
-      eventId: r.event_id,
-      eventType: r.event_type,
-      payload: r.payload,
-      attempt: 1,
-      firstAttemptAt: new Date().toISOString(),
-    }));
+    const firstAttemptAt = new Date().toISOString();
+    return rows.map((r) => toJob(r, { attempt: 1, firstAttemptAt }));
   }
 }
 
 function toRecord(row: DeliveryRow): DeliveryRecord {
   return {
-    id: String(row.id),
+    id: row.id,
     subscriberId: row.subscriber_id,
     eventId: row.event_id,
     eventType: row.event_type,
     payload: row.payload,
-    state: row.state as DeliveryState,
-    attempts: Number(row.attempts),
+    state: row.state,
+    attempts: row.attempts,
     lastStatusCode: row.last_status_code,
     lastError: row.last_error,
     nextAttemptAt: row.next_attempt_at,
     deliveredAt: row.delivered_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+function toKeyRow(row: StoredKeyRow): DeliveryKeyRow {
+  return {
+    id: row.id,
+    subscriberId: row.subscriber_id,
+    eventId: row.event_id,
+    state: row.state,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+  };
+}
+
+/** A row as a job to attempt: its `attempt`-th attempt, first attempted at `firstAttemptAt`. */
+function toJob(
+  row: DeliveryRow,
+  at: { readonly attempt: number; readonly firstAttemptAt: string },
+): DeliveryJob {
+  return {
+    deliveryId: row.id,
+    subscriberId: row.subscriber_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    payload: row.payload,
+    attempt: at.attempt,
+    firstAttemptAt: at.firstAttemptAt,
   };
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Topics, type WebhookDeliveryV1 } from '@ums/contracts';
+import { Topics, type WebhookDeliveryV1, DeliveryErrorCode, SubscriberErrorCode } from '@ums/contracts';
 import { ConflictError, KafkaProducer, NotFoundError, type TenantFilter } from '@ums/platform';
+import type { DeliveryView as ApiDeliveryView } from '@ums/contracts';
 import { SubscribersRepository } from '../subscribers/subscribers.repository';
 import { subscriberNotFound } from '../subscribers/subscribers.service';
 import { DeliveriesConfig } from './deliveries.config';
@@ -8,17 +9,9 @@ import { DeliveriesRepository } from './deliveries.repository';
 import type { DeliveryJob, DeliveryRecord } from './delivery.record';
 import type { ListDeliveriesDto } from './delivery.dto';
 
-export interface DeliveryView {
-  readonly id: string;
-  readonly eventId: string;
-  readonly eventType: string;
+/** A delivery as the API shows it: the view shared with the operator CLI, with the state typed. */
+export interface DeliveryView extends ApiDeliveryView {
   readonly state: DeliveryRecord['state'];
-  readonly attempts: number;
-  readonly lastStatusCode: number | null;
-  readonly lastError: string | null;
-  readonly nextAttemptAt: string | null;
-  readonly deliveredAt: string | null;
-  readonly createdAt: string;
 }
 
 const REPLAY_PAGE = 500;
@@ -56,13 +49,13 @@ export class DeliveriesService {
     const [row] = await this.repository.findMany([deliveryId]);
     if (row?.subscriberId !== subscriberId) {
       throw new NotFoundError(
-        'DELIVERY_NOT_FOUND',
+        DeliveryErrorCode.NotFound,
         `Delivery ${deliveryId} of ${subscriberId} does not exist`,
       );
     }
     if (row.state !== 'DELIVERED' && row.state !== 'DEAD_LETTERED') {
       throw new ConflictError(
-        'DELIVERY_NOT_SETTLED',
+        DeliveryErrorCode.NotSettled,
         `Delivery ${deliveryId} is ${row.state}; only settled deliveries are replayed`,
       );
     }
@@ -120,7 +113,7 @@ export class DeliveriesService {
     if (subscriber === undefined) throw subscriberNotFound(id);
     if (subscriber.state !== 'ALIVE') {
       throw new ConflictError(
-        'SUBSCRIBER_NOT_ALIVE',
+        SubscriberErrorCode.NotAlive,
         `Subscriber ${id} is ${subscriber.state}; resurrect it first`,
       );
     }

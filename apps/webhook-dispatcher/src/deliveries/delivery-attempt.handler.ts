@@ -1,10 +1,11 @@
-import { classifyDeliveryResponse, type DeliveryOutcome } from '@ums/domain';
+import { DeliveryErrorCode, describeFailure, HttpErrorCode } from '@ums/contracts';
+import { classifyDeliveryResponse, type WebhookAttemptResult } from '@ums/domain';
 import { errorCode, errorMessage } from '@ums/platform';
 import type { Dispatcher } from 'undici';
 import type { AttemptTimeoutError, TimedAttempt } from './attempt.watchdog';
 
 /** An attempt's outcome plus whether the SSRF guard refused the address (no connection was made). */
-export type AttemptResult = DeliveryOutcome & { readonly refused?: boolean };
+export type AttemptResult = WebhookAttemptResult;
 
 /** The most of a subscriber's answer read (and dropped); past it the connection is closed instead. */
 const BODY_LIMIT = 65_536;
@@ -69,9 +70,9 @@ export class DeliveryAttemptHandler implements Dispatcher.DispatchHandler, Timed
   /** Ends the attempt with a transport failure (also for a request that could not be dispatched). */
   fail(error: unknown): void {
     const code = errorCode(error);
-    const refused = code === 'ADDRESS_NOT_PUBLIC';
+    const refused = code === HttpErrorCode.AddressNotPublic;
     const cause = refused ? code : transportCode(error);
-    this.end({ kind: 'failed', error: `${cause}: ${errorMessage(error)}`.slice(0, 1024), refused });
+    this.end({ kind: 'failed', error: describeFailure(cause, errorMessage(error)).slice(0, 1024), refused });
   }
 
   private classify(): AttemptResult {
@@ -92,9 +93,10 @@ const UNDICI_TIMEOUTS = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
+/** Ours for a timeout or a failure without a code; otherwise the code of undici or Node (ECONNRESET...). */
 function transportCode(error: unknown): string {
   if (error instanceof Error && 'code' in error && typeof error.code === 'string')
-    return UNDICI_TIMEOUTS.has(error.code) ? 'TIMEOUT' : error.code;
-  if (error instanceof Error && error.name === 'TimeoutError') return 'TIMEOUT';
-  return 'TRANSPORT';
+    return UNDICI_TIMEOUTS.has(error.code) ? DeliveryErrorCode.Timeout : error.code;
+  if (error instanceof Error && error.name === 'TimeoutError') return DeliveryErrorCode.Timeout;
+  return DeliveryErrorCode.Transport;
 }

@@ -1,18 +1,9 @@
-export type DeliveryState = 'PENDING' | 'DELIVERED' | 'RETRYING' | 'DEAD_LETTERED' | 'MISSED';
+import type { WebhookDeliveryJob, WebhookDeliveryState, WebhookSettlement } from '@ums/domain';
+
+export type DeliveryState = WebhookDeliveryState;
 
 /** One event owed to one subscriber, as the dispatcher works on it. */
-export interface DeliveryJob {
-  readonly deliveryId: string;
-  readonly subscriberId: string;
-  readonly eventId: string;
-  readonly eventType: string;
-  readonly payload: string;
-  /** The number of this attempt (1 for the first). */
-  readonly attempt: number;
-  readonly firstAttemptAt: string;
-  /** Where the event or retry was consumed from, for the dead letter of a delivery out of retries. */
-  readonly source?: { readonly topic: string; readonly partition: number; readonly offset: string };
-}
+export type DeliveryJob = WebhookDeliveryJob;
 
 /** A delivery row as the API shows it. */
 export interface DeliveryRecord {
@@ -32,11 +23,4 @@ export interface DeliveryRecord {
 }
 
 /** A settled attempt (or decision), written back in bulk. */
-export interface DeliverySettlement {
-  readonly deliveryId: string;
-  readonly state: DeliveryState;
-  readonly attempts: number;
-  readonly statusCode?: number;
-  readonly error?: string;
-  readonly nextAttemptAt?: Date;
-}
+export type DeliverySettlement = WebhookSettlement;

@@ -23,7 +23,6 @@ describe('webhook-dispatcher: failure window with its Redis down (real process, 
       REDIS_URL: redis.url,
       WEBHOOK_FAILURE_THRESHOLD: String(THRESHOLD),
       WEBHOOK_RETRY_DELAYS_MS: '200,300,400,500,600',
-      WEBHOOK_RETRY_JITTER: '0.1',
       // Generous: a loaded machine must not turn a slow answer into a retry (a second request).
       WEBHOOK_TIMEOUT_MS: '5000',
       WEBHOOK_SUBSCRIBER_REFRESH_MS: '200',

@@ -6,7 +6,7 @@ import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesMetrics } from './deliveries.metrics';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
-import { ResurrectService } from './resurrect.service';
+import { SubscriberReplay } from './subscriber-replay.service';
 
 const SWEEP_LIMIT = 500;
 
@@ -29,7 +29,7 @@ export class PendingSweeper implements OnApplicationBootstrap, OnApplicationShut
     private readonly directory: SubscriberDirectory,
     private readonly config: DeliveriesConfig,
     private readonly metrics: DeliveriesMetrics,
-    private readonly resurrection: ResurrectService,
+    private readonly replays: SubscriberReplay,
     private readonly logger: PinoLogger,
   ) {}
 
@@ -42,7 +42,7 @@ export class PendingSweeper implements OnApplicationBootstrap, OnApplicationShut
   }
 
   async sweep(): Promise<number> {
-    this.resurrection.resumeStalled();
+    this.replays.resumeStalled();
     const counts = this.directory.countsByState();
     for (const [state, count] of Object.entries(counts)) this.metrics.subscribers.set({ state }, count);
     const oldest = await this.repository.oldestUndelivered();

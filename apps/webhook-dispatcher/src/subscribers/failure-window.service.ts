@@ -8,6 +8,7 @@ import {
   type RedisClient,
   UnavailableError,
 } from '@ums/platform';
+import { DeliveryErrorCode } from '@ums/contracts';
 import { DeliveriesConfig } from '../deliveries/deliveries.config';
 
 /**
@@ -63,9 +64,13 @@ export class FailureWindow {
     if (times.size === 0) return new Map();
     if (this.redis.status !== 'ready') {
       this.keep(times);
-      throw new UnavailableError('FAILURE_WINDOW_UNAVAILABLE', `Redis connection is ${this.redis.status}`, {
-        dependency: 'redis',
-      });
+      throw new UnavailableError(
+        DeliveryErrorCode.FailureWindowUnavailable,
+        `Redis connection is ${this.redis.status}`,
+        {
+          dependency: 'redis',
+        },
+      );
     }
     try {
       return await this.write(times, now);

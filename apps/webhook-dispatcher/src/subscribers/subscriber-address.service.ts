@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { Injectable } from '@nestjs/common';
 import { isPublicAddress, NonPublicAddressError, UnavailableError } from '@ums/platform';
+import { SubscriberErrorCode } from '@ums/contracts';
 
 /** Every address a host name resolves to. */
 export type AddressLookup = (hostname: string) => Promise<readonly { readonly address: string }[]>;
@@ -30,7 +31,7 @@ export async function hostAddressProblem(
     const code = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
     if (NO_ADDRESS.has(code)) return undefined;
     throw new UnavailableError(
-      'SUBSCRIBER_URL_UNRESOLVED',
+      SubscriberErrorCode.UrlUnresolved,
       `url: ${host} could not be resolved now (${code})`,
     );
   }

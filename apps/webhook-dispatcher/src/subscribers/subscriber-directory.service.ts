@@ -3,6 +3,7 @@ import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nest
 import { subscriberMatches, type WebhookEventFacts, webhookSecretKey } from '@ums/domain';
 import { CodedError, SecretBox } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
+import { type ErrorCode, SecretErrorCode } from '@ums/contracts';
 import { DeliveriesConfig } from '../deliveries/deliveries.config';
 import type { SubscriberRecord, SubscriberState } from './subscriber.record';
 import { SubscribersMetrics } from './subscribers.metrics';
@@ -182,6 +183,6 @@ export class SubscriberDirectory implements OnModuleInit, OnApplicationShutdown 
 }
 
 /** Why a secret did not open: the SecretBox's code (SECRET_KEY_UNKNOWN, ...), never the secret. */
-function unreadableCode(error: unknown): string {
-  return error instanceof CodedError ? error.code : 'SECRET_INVALID';
+function unreadableCode(error: unknown): ErrorCode {
+  return error instanceof CodedError ? error.code : SecretErrorCode.Invalid;
 }

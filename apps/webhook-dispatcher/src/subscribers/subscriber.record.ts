@@ -1,5 +1,7 @@
-/** Subscriber states; REPLAYING is a resurrected subscriber catching up on what it missed. */
-export type SubscriberState = 'ALIVE' | 'DEAD' | 'DISABLED' | 'REPLAYING';
+import type { SubscriberState } from '@ums/contracts';
+
+/** Subscriber states (libs/contracts, shown by the API); REPLAYING is a resurrected subscriber catching up. */
+export type { SubscriberState };
 
 /** A stored subscriber; secrets are SecretBox output, never the plaintext. */
 export interface SubscriberRecord {

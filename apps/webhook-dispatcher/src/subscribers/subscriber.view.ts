@@ -1,30 +1,8 @@
-import type { SubscriberRecord, SubscriberState } from './subscriber.record';
+import type { SubscriberView } from '@ums/contracts';
+import type { SubscriberRecord } from './subscriber.record';
 
-/** A subscriber as the API shows it; the secret only once, on create and rotate. */
-export interface SubscriberView {
-  readonly id: string;
-  readonly tenantId: string;
-  readonly url: string;
-  readonly eventTypes: readonly string[];
-  readonly campaignId: string | null;
-  readonly internal: boolean;
-  readonly maxEventsPerRequest: number;
-  readonly state: SubscriberState;
-  readonly failuresInWindow?: number;
-  readonly lastError: string | null;
-  readonly lastSuccessAt: string | null;
-  readonly lastFailureAt: string | null;
-  readonly deadSince: string | null;
-  readonly previousSecretExpiresAt: string | null;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly secret?: string;
-}
-
-export interface SubscriberPage {
-  readonly items: readonly SubscriberView[];
-  readonly nextAfter: string | null;
-}
+/** The API's subscriber views are shared with the operator CLI (libs/contracts/src/api). */
+export type { SubscriberPage, SubscriberView } from '@ums/contracts';
 
 export function toSubscriberView(
   record: SubscriberRecord,

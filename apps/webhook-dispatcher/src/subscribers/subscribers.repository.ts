@@ -1,26 +1,31 @@
 import { Injectable } from '@nestjs/common';
-import type { TenantFilter } from '@ums/platform';
+import { selectRows, type TenantFilter, writeRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { SubscriberRecord, SubscriberState } from './subscriber.record';
 
+/**
+ * A subscribers row as COLUMNS selects it: is_internal TINYINT(1), max_events_per_request SMALLINT
+ * UNSIGNED, state by its CHECK; event_types is JSON, which the driver parses (a JSON array of strings
+ * as written here; a string where a server reports it as text).
+ */
 interface SubscriberRow {
-  id: string;
-  tenant_id: string;
-  url: string;
-  event_types: unknown;
-  campaign_filter: string | null;
-  is_internal: number | string;
-  max_events_per_request: number | string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  state: string;
-  last_error: string | null;
-  last_success_at: Date | null;
-  last_failure_at: Date | null;
-  dead_since: Date | null;
-  created_at: Date;
-  updated_at: Date;
+  readonly id: string;
+  readonly tenant_id: string;
+  readonly url: string;
+  readonly event_types: unknown;
+  readonly campaign_filter: string | null;
+  readonly is_internal: number;
+  readonly max_events_per_request: number;
+  readonly secret: string;
+  readonly previous_secret: string | null;
+  readonly previous_secret_expires_at: Date | null;
+  readonly state: SubscriberState;
+  readonly last_error: string | null;
+  readonly last_success_at: Date | null;
+  readonly last_failure_at: Date | null;
+  readonly dead_since: Date | null;
+  readonly created_at: Date;
+  readonly updated_at: Date;
 }
 
 const COLUMNS = `id, tenant_id, url, event_types, campaign_filter, is_internal, max_events_per_request, secret,
@@ -52,7 +57,8 @@ export class SubscribersRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insert(subscriber: NewSubscriber): Promise<void> {
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `INSERT INTO subscribers (id, tenant_id, url, event_types, campaign_filter, is_internal, max_events_per_request,
          secret, state, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ALIVE', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
@@ -72,7 +78,8 @@ export class SubscribersRepository {
   /** The subscriber, if it exists within `tenant` (null: any tenant's, for operators and the hot path). */
   async find(id: string, tenant: TenantFilter): Promise<SubscriberRecord | undefined> {
     const inTenant = tenantCondition(tenant);
-    const rows: SubscriberRow[] = await this.dataSource.query(
+    const rows = await selectRows<SubscriberRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM subscribers WHERE id = ?${inTenant.sql}`,
       [id, ...inTenant.params],
     );
@@ -90,7 +97,8 @@ export class SubscribersRepository {
       where.push('id > ?');
       params.push(after);
     }
-    const rows: SubscriberRow[] = await this.dataSource.query(
+    const rows = await selectRows<SubscriberRow>(
+      this.dataSource,
       `SELECT ${COLUMNS} FROM subscribers ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
        ORDER BY id LIMIT ?`,
       [...params, limit],
@@ -100,14 +108,15 @@ export class SubscribersRepository {
 
   /** Every subscriber, for the in-memory directory each replica keeps. */
   async all(): Promise<SubscriberRecord[]> {
-    const rows: SubscriberRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM subscribers`);
+    const rows = await selectRows<SubscriberRow>(this.dataSource, `SELECT ${COLUMNS} FROM subscribers`);
     return rows.map(toRecord);
   }
 
   /** False when no such subscriber exists within `tenant`. */
   async update(id: string, tenant: TenantFilter, changes: SubscriberChanges): Promise<boolean> {
     const inTenant = tenantCondition(tenant);
-    const result: { affectedRows: number } = await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `UPDATE subscribers SET url = ?, event_types = ?, campaign_filter = ?, is_internal = ?,
          max_events_per_request = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?${inTenant.sql}`,
       [
@@ -130,7 +139,8 @@ export class SubscribersRepository {
     secrets: { readonly sealedSecret: string; readonly sealedPrevious: string; readonly graceMs: number },
   ): Promise<boolean> {
     const inTenant = tenantCondition(tenant);
-    const result: { affectedRows: number } = await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `UPDATE subscribers SET previous_secret = ?, secret = ?,
          previous_secret_expires_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(3)
        WHERE id = ?${inTenant.sql}`,
@@ -145,13 +155,14 @@ export class SubscribersRepository {
    */
   async delete(id: string, tenant: TenantFilter): Promise<boolean> {
     const inTenant = tenantCondition(tenant);
-    const result: { affectedRows: number } = await this.dataSource.query(
-      `DELETE FROM subscribers WHERE id = ?${inTenant.sql}`,
-      [id, ...inTenant.params],
-    );
+    const result = await writeRows(this.dataSource, `DELETE FROM subscribers WHERE id = ?${inTenant.sql}`, [
+      id,
+      ...inTenant.params,
+    ]);
     if (result.affectedRows === 0) return false;
     for (;;) {
-      const slice: { affectedRows: number } = await this.dataSource.query(
+      const slice = await writeRows(
+        this.dataSource,
         'DELETE FROM deliveries WHERE subscriber_id = ? LIMIT 5000',
         [id],
       );
@@ -175,7 +186,8 @@ export class SubscribersRepository {
     const inTenant = tenantCondition(change.tenant);
     const deadSince =
       to === 'DEAD' || to === 'DISABLED' ? 'UTC_TIMESTAMP(3)' : to === 'ALIVE' ? 'NULL' : 'dead_since';
-    const result: { affectedRows: number } = await this.dataSource.query(
+    const result = await writeRows(
+      this.dataSource,
       `UPDATE subscribers SET state = ?, dead_since = ${deadSince}, last_error = COALESCE(?, last_error),
          updated_at = UTC_TIMESTAMP(3)
        WHERE id = ?${inTenant.sql} AND state IN (${from.map(() => '?').join(', ')})`,
@@ -187,14 +199,16 @@ export class SubscribersRepository {
   /** Success and failure stamps of many subscribers at once (one statement each kind). */
   async stamp(successes: readonly string[], failures: ReadonlyMap<string, string>): Promise<void> {
     if (successes.length > 0) {
-      await this.dataSource.query(
+      await writeRows(
+        this.dataSource,
         `UPDATE subscribers SET last_success_at = UTC_TIMESTAMP(3) WHERE id IN (${successes.map(() => '?').join(', ')})`,
-        [...successes],
+        successes,
       );
     }
     if (failures.size > 0) {
       const ids = [...failures.keys()];
-      await this.dataSource.query(
+      await writeRows(
+        this.dataSource,
         `UPDATE subscribers SET last_failure_at = UTC_TIMESTAMP(3),
            last_error = CASE id ${ids.map(() => 'WHEN ? THEN ?').join(' ')} END
          WHERE id IN (${ids.map(() => '?').join(', ')})`,
@@ -217,12 +231,12 @@ function toRecord(row: SubscriberRow): SubscriberRecord {
     url: row.url,
     eventTypes: Array.isArray(types) ? types.filter((t): t is string => typeof t === 'string') : [],
     campaignId: row.campaign_filter,
-    internal: Number(row.is_internal) === 1,
-    maxEventsPerRequest: Number(row.max_events_per_request),
+    internal: row.is_internal === 1,
+    maxEventsPerRequest: row.max_events_per_request,
     sealedSecret: row.secret,
     sealedPreviousSecret: row.previous_secret,
     previousSecretExpiresAt: row.previous_secret_expires_at,
-    state: row.state as SubscriberState,
+    state: row.state,
     lastError: row.last_error,
     lastSuccessAt: row.last_success_at,
     lastFailureAt: row.last_failure_at,

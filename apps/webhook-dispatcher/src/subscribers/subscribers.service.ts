@@ -8,6 +8,7 @@ import {
   ForbiddenError,
 } from '@ums/platform';
 import { ulid } from 'ulid';
+import { SubscriberErrorCode } from '@ums/contracts';
 import { DeliveriesConfig } from '../deliveries/deliveries.config';
 import { FailureWindow } from './failure-window.service';
 import { SubscriberAddresses } from './subscriber-address.service';
@@ -129,20 +130,20 @@ export class SubscribersService {
     });
     if (problem !== undefined)
       throw InvalidInputError.field(
-        'SUBSCRIBER_URL_REFUSED',
+        SubscriberErrorCode.UrlRefused,
         internal && !this.config.WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED ? 'internal' : 'url',
         problem,
       );
     if (internal || !changed) return;
     const addressProblem = await this.addresses.problem(new URL(url));
     if (addressProblem !== undefined)
-      throw InvalidInputError.field('SUBSCRIBER_URL_REFUSED', 'url', addressProblem);
+      throw InvalidInputError.field(SubscriberErrorCode.UrlRefused, 'url', addressProblem);
   }
 }
 
 /** Missing, or another tenant's: the same answer. */
 export function subscriberNotFound(id: string): NotFoundError {
-  return new NotFoundError('SUBSCRIBER_NOT_FOUND', `Subscriber ${id} does not exist`);
+  return new NotFoundError(SubscriberErrorCode.NotFound, `Subscriber ${id} does not exist`);
 }
 
 /**
@@ -153,7 +154,7 @@ export function subscriberNotFound(id: string): NotFoundError {
 function requireOperator(byOperator: boolean): void {
   if (byOperator) return;
   throw new ForbiddenError(
-    'SUBSCRIBER_INTERNAL_OPERATOR_ONLY',
+    SubscriberErrorCode.InternalOperatorOnly,
     'Only the operator key may create an internal subscriber or change where one points',
   );
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Channel, Provider } from '@ums/contracts';
+import { CallbackErrorCode, Channel, Provider } from '@ums/contracts';
 import { isRecord } from '@ums/domain';
 import { SecretBox, SecretUnreadableError, UnavailableError } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
@@ -72,7 +72,7 @@ export class CallbackCredentials {
       stored = await this.repository.findById(id);
     } catch (error: unknown) {
       throw new UnavailableError(
-        'CREDENTIALS_UNAVAILABLE',
+        CallbackErrorCode.CredentialsUnavailable,
         `credential ${id} could not be read: ${error instanceof Error ? error.message : String(error)}`,
       );
     }

@@ -66,7 +66,8 @@ export class CallbacksConfig {
 
   /**
    * Hosts SNS certificate and subscribe URLs may name (a regular expression). Only the default,
-   * sns.<region>.amazonaws.com, belongs in production; tests point it at a local server.
+   * sns.<region>.amazonaws.com, belongs in production; tests point it at a local server (a test hook,
+   * not in .env.example).
    */
   @Expose()
   @IsString()
@@ -74,7 +75,7 @@ export class CallbacksConfig {
   @Matches(/^\^.*\$$/, { message: 'INGEST_SNS_HOST_PATTERN must be an anchored regular expression (^...$)' })
   INGEST_SNS_HOST_PATTERN = '^sns\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?$';
 
-  /** Allow plain http for SNS certificate and subscribe URLs (a local test server only). */
+  /** Allow plain http for SNS certificate and subscribe URLs (a local test server only: a test hook). */
   @Expose() @ToBool() @IsBoolean() INGEST_SNS_ALLOW_HTTP = false;
 
   /** Time allowed to fetch an SNS signing certificate or confirm a subscription. */

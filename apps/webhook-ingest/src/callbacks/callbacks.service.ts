@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { type FieldIssue, Provider, ProviderEventKind, type ProviderEventV1 } from '@ums/contracts';
+import {
+  CallbackErrorCode,
+  CredentialErrorCode,
+  type FieldIssue,
+  Provider,
+  ProviderEventKind,
+  type ProviderEventV1,
+} from '@ums/contracts';
 import {
   type CallbackContext,
   type CallbackParse,
@@ -69,9 +76,13 @@ export class CallbacksService {
     const token = query['hub.verify_token'];
     const challenge = query['hub.challenge'];
     if (mode !== 'subscribe')
-      throw InvalidInputError.field('VERIFY_MODE_INVALID', 'hub.mode', 'must be subscribe');
+      throw InvalidInputError.field(CallbackErrorCode.VerifyModeInvalid, 'hub.mode', 'must be subscribe');
     if (typeof challenge !== 'string' || challenge === '' || challenge.length > 256) {
-      throw InvalidInputError.field('VERIFY_CHALLENGE_INVALID', 'hub.challenge', 'must be 1-256 characters');
+      throw InvalidInputError.field(
+        CallbackErrorCode.VerifyChallengeInvalid,
+        'hub.challenge',
+        'must be 1-256 characters',
+      );
     }
     if (
       credential.verifyToken === undefined ||
@@ -79,7 +90,7 @@ export class CallbacksService {
       !constantTimeEquals(token, credential.verifyToken)
     ) {
       throw InvalidInputError.field(
-        'VERIFY_TOKEN_INVALID',
+        CallbackErrorCode.VerifyTokenInvalid,
         'hub.verify_token',
         'does not match the credential',
       );
@@ -99,7 +110,7 @@ export class CallbacksService {
     if (!parse.ok) {
       this.metrics.callbacks.inc({ provider, result: 'malformed' });
       throw new InvalidInputError(
-        'CALLBACK_MALFORMED',
+        CallbackErrorCode.Malformed,
         `callback refused: ${parse.issues.map((i) => `${i.field}: ${i.reason}`).join('; ')}`.slice(0, 2048),
         parse.issues.slice(0, 20),
       );
@@ -127,7 +138,7 @@ export class CallbacksService {
     // One answer for a missing credential and one of another provider: the URL names nothing we serve.
     if (credential === undefined || credential.provider !== provider) {
       this.metrics.callbacks.inc({ provider, result: 'unknown_credential' });
-      throw new NotFoundError('CREDENTIAL_NOT_FOUND', `no ${provider} credential ${credentialId}`);
+      throw new NotFoundError(CredentialErrorCode.NotFound, `no ${provider} credential ${credentialId}`);
     }
     return credential;
   }
@@ -144,7 +155,7 @@ export class CallbacksService {
     };
     const refuse: Refuse = (field, reason) => {
       this.metrics.callbacks.inc({ provider: context.provider, result: 'bad_signature' });
-      throw InvalidInputError.field('SIGNATURE_INVALID', field, reason);
+      throw InvalidInputError.field(CallbackErrorCode.SignatureInvalid, field, reason);
     };
     if (context.provider === Provider.Ses)
       return this.verifyAndParseSns(credential, request, context, refuse);
@@ -233,7 +244,11 @@ export class CallbacksService {
         { credentialId: credential.id, accountSid: accountSid?.slice(0, 64) ?? null },
         "Twilio callback of another AccountSid than the credential's refused",
       );
-      throw InvalidInputError.field('ACCOUNT_MISMATCH', 'AccountSid', "is not the credential's account");
+      throw InvalidInputError.field(
+        CallbackErrorCode.AccountMismatch,
+        'AccountSid',
+        "is not the credential's account",
+      );
     }
     const query = new URL(request.url, 'http://x').searchParams.get('ums_message_id') ?? undefined;
     return parseTwilioCallback(params.value, { umsMessageId: query }, context);
@@ -284,7 +299,7 @@ export class CallbacksService {
     } catch (error: unknown) {
       this.metrics.callbacks.inc({ provider, result: 'unavailable' });
       throw new UnavailableError(
-        'KAFKA_UNAVAILABLE',
+        CallbackErrorCode.KafkaUnavailable,
         `callback not stored, retry later: ${error instanceof Error ? error.message : String(error)}`,
       );
     }

@@ -34,9 +34,9 @@ describe('webhook-ingest on a SASL_SSL broker (real process)', () => {
 
   beforeAll(async () => {
     secure = await startSecureKafka({ dir, pki: createTestPki({ dir: join(dir, 'pki') }) });
-    // The deployment's topic job, with the same variables as the services: the tools share the builder.
-    const topics = compiledEntry('tools/create-topics.ts');
-    const output = execFileSync(topics.command, topics.args, {
+    // The deployment's topic job, with the same variables as the services: they share the builder.
+    const topics = compiledEntry('apps/ums-admin/src/main.ts');
+    const output = execFileSync(topics.command, [...topics.args, 'create-topics'], {
       env: { ...topics.env, ...secure.env, KAFKA_NAMESPACE: namespace },
       encoding: 'utf8',
     });
@@ -106,10 +106,10 @@ describe('webhook-ingest on a SASL_SSL broker (real process)', () => {
   });
 
   it('create-topics refuses a wrong password at once, naming KAFKA_SASL_PASSWORD', () => {
-    const topics = compiledEntry('tools/create-topics.ts');
+    const topics = compiledEntry('apps/ums-admin/src/main.ts');
     let stderr = '';
     try {
-      execFileSync(topics.command, topics.args, {
+      execFileSync(topics.command, [...topics.args, 'create-topics'], {
         env: { ...topics.env, ...secure.env, KAFKA_SASL_PASSWORD: 'wrong-password-456' },
         encoding: 'utf8',
         stdio: 'pipe',

@@ -2,6 +2,7 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { type SnsUrlPolicy, snsUrlProblem } from '@ums/domain';
 import { InvalidInputError, UnavailableError } from '@ums/platform';
 import { Agent, request } from 'undici';
+import { CallbackErrorCode } from '@ums/contracts';
 import { CallbacksConfig } from './callbacks.config';
 
 // Signing certificates are a few KB; SNS rotates them rarely, so a small cache serves every post.
@@ -60,7 +61,7 @@ export class SnsClient implements OnApplicationShutdown {
 
   private check(url: string, kind: 'certificate' | 'subscribe', field: string): void {
     const problem = snsUrlProblem(url, this.policy, kind);
-    if (problem !== undefined) throw InvalidInputError.field('SNS_URL_REFUSED', field, problem);
+    if (problem !== undefined) throw InvalidInputError.field(CallbackErrorCode.SnsUrlRefused, field, problem);
   }
 
   private async fetchText(url: string, what: string): Promise<string> {
@@ -82,7 +83,7 @@ export class SnsClient implements OnApplicationShutdown {
     } catch (error: unknown) {
       // SNS retries a delivery we answer with 5xx, so a fetch that failed is worth another try.
       throw new UnavailableError(
-        'SNS_UNAVAILABLE',
+        CallbackErrorCode.SnsUnavailable,
         `SNS ${what} could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
       );
     }

@@ -1,11 +1,10 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { DecodeErrorCode } from '../errors/message-handling-error-code.enum';
 import { fastAccept } from './fast-accept.validator';
 import { type FieldIssue, flattenValidationErrors } from './field-issue';
 
 export type MessageClass<V extends object> = new () => V;
-
-export type DecodeErrorCode = 'EMPTY_MESSAGE' | 'INVALID_JSON' | 'SCHEMA_VIOLATION';
 
 export type DecodeResult<V> =
   | { readonly ok: true; readonly value: V }
@@ -19,7 +18,7 @@ export function validateMessage<V extends object>(cls: MessageClass<V>, plain: u
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     return {
       ok: false,
-      code: 'SCHEMA_VIOLATION',
+      code: DecodeErrorCode.SchemaViolation,
       issues: [{ field: '(root)', reason: 'must be a JSON object' }],
     };
   }
@@ -37,12 +36,12 @@ export function validateMessage<V extends object>(cls: MessageClass<V>, plain: u
     const reason = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      code: 'SCHEMA_VIOLATION',
+      code: DecodeErrorCode.SchemaViolation,
       issues: [{ field: '(root)', reason: `could not be read as ${cls.name}: ${reason}` }],
     };
   }
   if (errors.length > 0) {
-    return { ok: false, code: 'SCHEMA_VIOLATION', issues: flattenValidationErrors(errors) };
+    return { ok: false, code: DecodeErrorCode.SchemaViolation, issues: flattenValidationErrors(errors) };
   }
   return { ok: true, value: instance };
 }
@@ -55,7 +54,7 @@ export function decodeMessage<V extends object>(
   if (raw === null || raw.length === 0) {
     return {
       ok: false,
-      code: 'EMPTY_MESSAGE',
+      code: DecodeErrorCode.EmptyMessage,
       issues: [{ field: '(root)', reason: 'message has no value' }],
     };
   }
@@ -64,7 +63,7 @@ export function decodeMessage<V extends object>(
     plain = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
   } catch (error: unknown) {
     const reason = error instanceof Error ? error.message : 'not valid JSON';
-    return { ok: false, code: 'INVALID_JSON', issues: [{ field: '(root)', reason }] };
+    return { ok: false, code: DecodeErrorCode.InvalidJson, issues: [{ field: '(root)', reason }] };
   }
   return validateMessage(cls, plain);
 }

@@ -37,6 +37,11 @@ const plans = new WeakMap<MessageClass<object>, ClassPlan | null>();
  * (a class or value shape it does not model), and the caller then asks class-validator, which stays
  * the authority and the only source of error messages. `fast-accept.validator.spec.ts` checks on
  * every topic's class that whatever this accepts, class-validator accepts with an equal value.
+ *
+ * The plan needs class-validator's metadata storage (`getMetadataStorage`), which the package exports
+ * but does not document: its supported API only validates, and validating each message through it is
+ * the cost this path exists to avoid. package.json holds class-validator to 0.14.x for that reason,
+ * and the spec above fails first if a release changes what the storage holds.
  */
 export function fastAccept<V extends object>(cls: MessageClass<V>, plain: object): V | undefined {
   const plan = planOf(cls as MessageClass<object>);

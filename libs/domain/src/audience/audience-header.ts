@@ -1,4 +1,5 @@
 import type { Channel } from '@ums/contracts';
+import { AudienceErrorCode } from '@ums/contracts';
 import { isValidVariableName } from '../template/message-template';
 import { AddressKind, addressKindOf } from './audience-address';
 
@@ -31,8 +32,16 @@ export interface AudienceLayout {
 
 export type HeaderAnalysis =
   | { readonly ok: true; readonly layout: AudienceLayout }
-  | { readonly ok: false; readonly code: 'AUDIENCE_HEADER_INVALID'; readonly problems: readonly string[] }
-  | { readonly ok: false; readonly code: 'AUDIENCE_COLUMNS_MISSING'; readonly missing: readonly string[] };
+  | {
+      readonly ok: false;
+      readonly code: AudienceErrorCode.HeaderInvalid;
+      readonly problems: readonly string[];
+    }
+  | {
+      readonly ok: false;
+      readonly code: AudienceErrorCode.ColumnsMissing;
+      readonly missing: readonly string[];
+    };
 
 const NAME_RULE = 'a letter or _ then letters, digits, _ . or -, at most 64 characters';
 
@@ -88,12 +97,12 @@ export function analyzeAudienceHeader(
   }
   const address = addressHits[0];
   if (problems.length > 0 || address === undefined) {
-    return { ok: false, code: 'AUDIENCE_HEADER_INVALID', problems };
+    return { ok: false, code: AudienceErrorCode.HeaderInvalid, problems };
   }
 
   const present = new Set(variableColumns.map((column) => column.name));
   const missing = templateVariables.filter((name) => !present.has(name));
-  if (missing.length > 0) return { ok: false, code: 'AUDIENCE_COLUMNS_MISSING', missing };
+  if (missing.length > 0) return { ok: false, code: AudienceErrorCode.ColumnsMissing, missing };
 
   return {
     ok: true,

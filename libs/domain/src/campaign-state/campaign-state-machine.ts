@@ -1,3 +1,4 @@
+import { CampaignErrorCode } from '@ums/contracts';
 /** State of a campaign; the values are the ones the campaigns.state CHECK constraint allows. */
 export enum CampaignState {
   Draft = 'DRAFT',
@@ -26,7 +27,7 @@ export enum CampaignEvent {
 
 export type CampaignTransition =
   | { readonly ok: true; readonly next: CampaignState }
-  | { readonly ok: false; readonly code: 'CAMPAIGN_TRANSITION_REFUSED'; readonly reason: string };
+  | { readonly ok: false; readonly code: CampaignErrorCode.TransitionRefused; readonly reason: string };
 
 const S = CampaignState;
 const E = CampaignEvent;
@@ -46,7 +47,7 @@ export function transitionCampaign(current: CampaignState, event: CampaignEvent)
   if (next === undefined) {
     return {
       ok: false,
-      code: 'CAMPAIGN_TRANSITION_REFUSED',
+      code: CampaignErrorCode.TransitionRefused,
       reason: `a ${current} campaign cannot ${event}`,
     };
   }

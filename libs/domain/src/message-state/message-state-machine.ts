@@ -1,4 +1,4 @@
-import { MessageStatus } from '@ums/contracts';
+import { MessageErrorCode, MessageStatus } from '@ums/contracts';
 
 /**
  * What our own code does to a message (docs/architecture.md, Guarantees and Sending). Provider-reported
@@ -32,7 +32,7 @@ export enum MessageEvent {
 
 export type MessageTransition =
   | { readonly ok: true; readonly next: MessageStatus }
-  | { readonly ok: false; readonly code: 'MESSAGE_TRANSITION_REFUSED'; readonly reason: string };
+  | { readonly ok: false; readonly code: MessageErrorCode.TransitionRefused; readonly reason: string };
 
 const S = MessageStatus;
 const E = MessageEvent;
@@ -61,7 +61,7 @@ export function transitionMessage(current: MessageStatus, event: MessageEvent): 
   if (next === undefined) {
     return {
       ok: false,
-      code: 'MESSAGE_TRANSITION_REFUSED',
+      code: MessageErrorCode.TransitionRefused,
       reason: `a ${current} message cannot ${event}`,
     };
   }

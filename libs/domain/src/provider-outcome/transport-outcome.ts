@@ -1,4 +1,4 @@
-import { FailureReason } from '@ums/contracts';
+import { FailureReason, HttpErrorCode, SendOutcomeCode } from '@ums/contracts';
 import { failureFrom, type FailureRule, type ProviderFailure, ruleTable } from './provider-failure';
 
 interface TransportRule extends FailureRule {
@@ -20,7 +20,7 @@ const TRANSPORT_RULES = ruleTable<TransportRule>({
   EHOSTDOWN: { reason: FailureReason.NetworkError, retryable: true, ambiguous: NOT_SENT },
   // The SSRF guard refused to connect: the host is, or resolves to, a non-public address. Nothing
   // was sent, and sending again will not help until the credential or the deployment changes.
-  ADDRESS_NOT_PUBLIC: { reason: FailureReason.Rejected, retryable: false, ambiguous: NOT_SENT },
+  [HttpErrorCode.AddressNotPublic]: { reason: FailureReason.Rejected, retryable: false, ambiguous: NOT_SENT },
   UND_ERR_CONNECT_TIMEOUT: {
     reason: FailureReason.Timeout,
     retryable: true,
@@ -71,9 +71,13 @@ export function transportFailure(code: string | undefined, detail: string, abort
   if (aborted) {
     return failureFrom(
       { reason: FailureReason.Other, retryable: true },
-      { code: 'ABORTED', detail, ambiguous: MAYBE_SENT },
+      { code: SendOutcomeCode.Aborted, detail, ambiguous: MAYBE_SENT },
     );
   }
   const rule = transportRule(code);
-  return failureFrom(rule, { code: code ?? 'TRANSPORT_ERROR', detail, ambiguous: rule.ambiguous });
+  return failureFrom(rule, {
+    code: code ?? SendOutcomeCode.TransportError,
+    detail,
+    ambiguous: rule.ambiguous,
+  });
 }

@@ -1,4 +1,4 @@
-import { RunState } from '@ums/contracts';
+import { RunErrorCode, RunState } from '@ums/contracts';
 
 /** What can happen to a run (docs/architecture.md, Runs, leases and checkpoints). */
 export enum RunEvent {
@@ -24,7 +24,7 @@ export enum RunEvent {
 
 export type RunTransition =
   | { readonly ok: true; readonly next: RunState }
-  | { readonly ok: false; readonly code: 'RUN_TRANSITION_REFUSED'; readonly reason: string };
+  | { readonly ok: false; readonly code: RunErrorCode.TransitionRefused; readonly reason: string };
 
 const S = RunState;
 const E = RunEvent;
@@ -49,7 +49,7 @@ const TRANSITIONS: Readonly<Record<RunState, Partial<Record<RunEvent, RunState>>
 export function transitionRun(current: RunState, event: RunEvent): RunTransition {
   const next = TRANSITIONS[current][event];
   if (next === undefined) {
-    return { ok: false, code: 'RUN_TRANSITION_REFUSED', reason: `a ${current} run cannot ${event}` };
+    return { ok: false, code: RunErrorCode.TransitionRefused, reason: `a ${current} run cannot ${event}` };
   }
   return { ok: true, next };
 }

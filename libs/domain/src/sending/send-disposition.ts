@@ -1,4 +1,4 @@
-import { FailureReason } from '@ums/contracts';
+import { FailureReason, SendOutcomeCode } from '@ums/contracts';
 import type { ProviderFailure } from '../provider-outcome/provider-failure';
 
 /** What a provider said about one message, as the adapters classify it. */
@@ -12,10 +12,10 @@ export type SendResult =
  * and not an attempt.
  */
 export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
-  'NOT_ATTEMPTED',
-  'ABORTED',
-  'CLAIM_WINDOW_PASSED',
-  'SLOT_MISSED',
+  SendOutcomeCode.NotAttempted,
+  SendOutcomeCode.Aborted,
+  SendOutcomeCode.ClaimWindowPassed,
+  SendOutcomeCode.SlotMissed,
 ]);
 
 export interface DispositionContext {

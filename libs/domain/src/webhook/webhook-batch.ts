@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DeliveryErrorCode } from '@ums/contracts';
 
 /** The most events a subscriber may take in one request (`maxEventsPerRequest`). */
 export const WEBHOOK_MAX_EVENTS_PER_REQUEST = 500;
@@ -17,7 +18,7 @@ export interface WebhookBatchItem {
 }
 
 export class WebhookBatchPayloadError extends Error {
-  readonly code = 'WEBHOOK_PAYLOAD_NOT_OBJECT';
+  readonly code = DeliveryErrorCode.PayloadNotObject;
 }
 
 /** Whether a stored body can go into a batch: a JSON object, judged by its first and last characters. */

@@ -1,21 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import type { AuditEvent } from '@ums/contracts';
 import { DataSource } from 'typeorm';
+import { selectRows, writeRows } from '../mysql/typed-rows';
 import type { TenantFilter } from './principal';
 
-/** One state-changing API call: who, for which tenant, what, on what, with which result, when. */
-export interface AuditEvent {
-  readonly principalKind: string;
-  readonly principalId: string;
-  readonly tenantId: string | null;
-  readonly service: string;
-  readonly action: string;
-  readonly target: string | null;
-  /** The HTTP status answered. */
-  readonly status: number;
-  /** `ok`, or the error code answered. */
-  readonly result: string;
-  readonly requestId: string | null;
-}
+/** One state-changing API call (libs/contracts, as the audit trail's API shows it too). */
+export type { AuditEvent };
 
 export interface StoredAuditEvent extends AuditEvent {
   readonly id: string;
@@ -32,18 +22,19 @@ export interface AuditQuery {
   readonly since?: Date;
 }
 
+/** An `audit_events` row (the id is a BIGINT: a string; status a SMALLINT UNSIGNED: a number). */
 interface AuditRow {
-  id: string | number;
-  occurred_at: Date;
-  principal_kind: string;
-  principal_id: string;
-  tenant_id: string | null;
-  service: string;
-  action: string;
-  target: string | null;
-  status: number;
-  result: string;
-  request_id: string | null;
+  readonly id: string;
+  readonly occurred_at: Date;
+  readonly principal_kind: string;
+  readonly principal_id: string;
+  readonly tenant_id: string | null;
+  readonly service: string;
+  readonly action: string;
+  readonly target: string | null;
+  readonly status: number;
+  readonly result: string;
+  readonly request_id: string | null;
 }
 
 /** The append-only audit_events table. */
@@ -52,7 +43,8 @@ export class AuditEventsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insert(event: AuditEvent): Promise<void> {
-    await this.dataSource.query(
+    await writeRows(
+      this.dataSource,
       `INSERT INTO audit_events (occurred_at, principal_kind, principal_id, tenant_id, service, action, target,
          status, result, request_id)
        VALUES (UTC_TIMESTAMP(3), ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -71,7 +63,8 @@ export class AuditEventsRepository {
   }
 
   async list(query: AuditQuery): Promise<StoredAuditEvent[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await selectRows<AuditRow>(
+      this.dataSource,
       `SELECT id, occurred_at, principal_kind, principal_id, tenant_id, service, action, target, status, result,
          request_id
        FROM audit_events
@@ -86,21 +79,25 @@ export class AuditEventsRepository {
         ...twice(query.since ?? null),
         query.limit,
       ],
-    )) as AuditRow[];
-    return rows.map((row) => ({
-      id: String(row.id),
-      occurredAt: row.occurred_at,
-      principalKind: row.principal_kind,
-      principalId: row.principal_id,
-      tenantId: row.tenant_id,
-      service: row.service,
-      action: row.action,
-      target: row.target,
-      status: Number(row.status),
-      result: row.result,
-      requestId: row.request_id,
-    }));
+    );
+    return rows.map(toStoredEvent);
   }
+}
+
+function toStoredEvent(row: AuditRow): StoredAuditEvent {
+  return {
+    id: row.id,
+    occurredAt: row.occurred_at,
+    principalKind: row.principal_kind,
+    principalId: row.principal_id,
+    tenantId: row.tenant_id,
+    service: row.service,
+    action: row.action,
+    target: row.target,
+    status: row.status,
+    result: row.result,
+    requestId: row.request_id,
+  };
 }
 
 function twice<T>(value: T): [T, T] {

@@ -59,7 +59,7 @@ export class AuthConfig {
   @ToList()
   @Matches(/^(RS|PS|ES)(256|384|512)$|^EdDSA$/, {
     each: true,
-    message: 'AUTH_JWT_ALGORITHMS: RS/PS/ES256-512 or EdDSA',
+    message: 'must each be RS/PS/ES256-512 or EdDSA',
   })
   AUTH_JWT_ALGORITHMS: string[] = ['RS256', 'ES256'];
 }

@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthErrorCode, TENANT_HEADER } from '@ums/contracts';
+import { AuthErrorCode, HttpErrorCode, TENANT_HEADER } from '@ums/contracts';
 import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../errors/coded-error';
 import { AuditTrail } from './audit-trail.service';
 import { AUTH_METADATA, type AuthenticatedRequest, type RouteAuth } from './auth.decorators';
@@ -60,7 +60,11 @@ function single(value: string | string[] | undefined): string | undefined {
 function actingFor(principal: Principal, tenantHeader: string | undefined): Principal {
   if (tenantHeader === undefined) return principal;
   if (!TENANT_ID.test(tenantHeader)) {
-    throw InvalidInputError.field('TENANT_INVALID', 'X-Ums-Tenant', 'must be 1-64 of A-Z a-z 0-9 _ . : -');
+    throw InvalidInputError.field(
+      HttpErrorCode.TenantInvalid,
+      'X-Ums-Tenant',
+      'must be 1-64 of A-Z a-z 0-9 _ . : -',
+    );
   }
   if (principal.kind === 'operator') return { ...principal, tenantId: tenantHeader };
   if (tenantHeader === principal.tenantId) return principal;

@@ -1,4 +1,4 @@
-import { Scope } from '@ums/contracts';
+import { HttpErrorCode, Scope } from '@ums/contracts';
 import { InvalidInputError } from '../errors/coded-error';
 
 /** Who is calling: a tenant's API key, a tenant's JWT, or the deployment's operator. */
@@ -21,7 +21,7 @@ export type TenantFilter = string | null;
 export function requireTenant(principal: Principal): string {
   if (principal.tenantId !== null) return principal.tenantId;
   throw InvalidInputError.field(
-    'TENANT_REQUIRED',
+    HttpErrorCode.TenantRequired,
     'X-Ums-Tenant',
     'the operator key acts across tenants: name the tenant to act for with the X-Ums-Tenant header',
   );

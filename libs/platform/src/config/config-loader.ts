@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { type FieldIssue, flattenValidationErrors } from '@ums/contracts';
+import { ConfigErrorCode, type FieldIssue, flattenValidationErrors } from '@ums/contracts';
 import { CodedError } from '../errors/coded-error';
 import type { EnvSource } from './env-source';
 
@@ -9,7 +9,7 @@ export type ConfigClass<T extends object = object> = new () => T;
 export class ConfigValidationError extends CodedError {
   constructor(readonly issues: readonly FieldIssue[]) {
     super(
-      'CONFIG_INVALID',
+      ConfigErrorCode.Invalid,
       `Invalid configuration:\n${issues.map((i) => `  - ${i.field}: ${i.reason}`).join('\n')}`,
       { issues },
     );

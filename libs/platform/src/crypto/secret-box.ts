@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { SecretErrorCode } from '@ums/contracts';
 import { CodedError } from '../errors/coded-error';
 import { SECRET_KEY_BYTES, type SecretKey } from './secret-keys';
 
@@ -11,7 +12,7 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 /** A sealed value could not be opened: malformed, sealed with a key we no longer have, or altered. */
 export class SecretUnreadableError extends CodedError {
-  constructor(code: 'SECRET_MALFORMED' | 'SECRET_KEY_UNKNOWN' | 'SECRET_TAMPERED', message: string) {
+  constructor(code: Exclude<SecretErrorCode, SecretErrorCode.Invalid>, message: string) {
     super(code, message);
   }
 }
@@ -66,7 +67,7 @@ export class SecretBox {
     const key = this.byId.get(keyId);
     if (key === undefined) {
       throw new SecretUnreadableError(
-        'SECRET_KEY_UNKNOWN',
+        SecretErrorCode.KeyUnknown,
         `Secret was sealed with key '${keyId}', which is not in the key ring`,
       );
     }
@@ -78,7 +79,7 @@ export class SecretBox {
     } catch {
       // GCM reports only "unable to authenticate": altered data, or a different key under the same id.
       throw new SecretUnreadableError(
-        'SECRET_TAMPERED',
+        SecretErrorCode.Tampered,
         `Secret sealed with key '${keyId}' failed authentication (altered, or the key changed)`,
       );
     }
@@ -107,12 +108,15 @@ function parse(sealed: string): { keyId: string; iv: Buffer; tag: Buffer; cipher
     ciphertext === undefined ||
     ![iv, tag, ciphertext].every((field) => BASE64URL.test(field))
   ) {
-    throw new SecretUnreadableError('SECRET_MALFORMED', `Sealed secret is not in the ${VERSION} format`);
+    throw new SecretUnreadableError(
+      SecretErrorCode.Malformed,
+      `Sealed secret is not in the ${VERSION} format`,
+    );
   }
   const ivBytes = Buffer.from(iv, 'base64url');
   const tagBytes = Buffer.from(tag, 'base64url');
   if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) {
-    throw new SecretUnreadableError('SECRET_MALFORMED', 'Sealed secret has a bad nonce or tag length');
+    throw new SecretUnreadableError(SecretErrorCode.Malformed, 'Sealed secret has a bad nonce or tag length');
   }
   return { keyId, iv: ivBytes, tag: tagBytes, ciphertext: Buffer.from(ciphertext, 'base64url') };
 }

@@ -1,5 +1,6 @@
 import { Expose } from 'class-transformer';
 import { IsString, registerDecorator, type ValidationArguments } from 'class-validator';
+import { ConfigValidationError } from '../config/config-loader';
 import { parseSecretKeys, type SecretKey } from './secret-keys';
 
 /** Validates a `<keyId>:<base64 32 bytes>` list; the reason names the entry, never its key bytes. */
@@ -35,7 +36,7 @@ export class SecretsConfig {
   /** The parsed key ring (validated at start-up, so parsing cannot fail here). */
   keys(): SecretKey[] {
     const parsed = parseSecretKeys(this.SECRETS_KEYS);
-    if ('error' in parsed) throw new Error(`SECRETS_KEYS: ${parsed.error}`);
+    if ('error' in parsed) throw new ConfigValidationError([{ field: 'SECRETS_KEYS', reason: parsed.error }]);
     return parsed.keys;
   }
 }

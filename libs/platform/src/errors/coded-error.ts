@@ -1,3 +1,5 @@
+import { type ErrorCode, HttpErrorCode } from '@ums/contracts';
+
 /**
  * What kind of failure an error is. Edges map it to a status (HTTP 400/404/409/503, or a
  * dead letter versus a retry for Kafka); domain and service code never speak HTTP.
@@ -20,14 +22,16 @@ export interface FieldError {
 }
 
 /**
- * Base of our errors: a stable machine-readable code plus a message for people.
- * Domain code throws these; only HTTP edges translate them to status codes.
+ * Base of our errors: a stable machine-readable code of the catalogue (ErrorCode, libs/contracts)
+ * plus a message for people. Domain code throws these; only HTTP edges translate them to status codes.
+ * `C` stays ErrorCode everywhere but in the provider simulator, which names its own local codes
+ * explicitly (`new ConflictError<SimulatorErrorCode>(...)`); it is never inferred from a literal.
  */
-export class CodedError extends Error {
+export class CodedError<C extends string = ErrorCode> extends Error {
   readonly kind: ErrorKind = ErrorKind.Internal;
 
   constructor(
-    readonly code: string,
+    readonly code: NoInfer<C>,
     message: string,
     readonly details?: Readonly<Record<string, unknown>>,
     options?: { cause?: unknown },
@@ -38,11 +42,11 @@ export class CodedError extends Error {
 }
 
 /** Input refused; `fields` names each offending field and why. */
-export class InvalidInputError extends CodedError {
+export class InvalidInputError<C extends string = ErrorCode> extends CodedError<C> {
   override readonly kind = ErrorKind.Invalid;
 
   constructor(
-    code: string,
+    code: NoInfer<C>,
     message: string,
     readonly fields: readonly FieldError[] = [],
     details?: Readonly<Record<string, unknown>>,
@@ -51,36 +55,40 @@ export class InvalidInputError extends CodedError {
   }
 
   /** One field, one reason: the common case. */
-  static field(code: string, field: string, reason: string): InvalidInputError {
-    return new InvalidInputError(code, `${field}: ${reason}`, [{ field, reason }]);
+  static field<C extends string = ErrorCode>(
+    code: NoInfer<C>,
+    field: string,
+    reason: string,
+  ): InvalidInputError<C> {
+    return new InvalidInputError<C>(code, `${field}: ${reason}`, [{ field, reason }]);
   }
 }
 
 /** No usable credential: missing, malformed, unknown, revoked or expired (HTTP 401). */
-export class UnauthenticatedError extends CodedError {
+export class UnauthenticatedError<C extends string = ErrorCode> extends CodedError<C> {
   override readonly kind = ErrorKind.Unauthenticated;
 }
 
 /** A known principal that may not do this (HTTP 403). */
-export class ForbiddenError extends CodedError {
+export class ForbiddenError<C extends string = ErrorCode> extends CodedError<C> {
   override readonly kind = ErrorKind.Forbidden;
 }
 
-export class NotFoundError extends CodedError {
+export class NotFoundError<C extends string = ErrorCode> extends CodedError<C> {
   override readonly kind = ErrorKind.NotFound;
 }
 
 /** The request is valid but the current state refuses it (a transition not allowed, a duplicate). */
-export class ConflictError extends CodedError {
+export class ConflictError<C extends string = ErrorCode> extends CodedError<C> {
   override readonly kind = ErrorKind.Conflict;
 }
 
-export class TooLargeError extends CodedError {
+export class TooLargeError<C extends string = ErrorCode> extends CodedError<C> {
   override readonly kind = ErrorKind.TooLarge;
 }
 
 /** A dependency is down; the caller should retry later. */
-export class UnavailableError extends CodedError {
+export class UnavailableError<C extends string = ErrorCode> extends CodedError<C> {
   override readonly kind = ErrorKind.Unavailable;
 }
 
@@ -88,6 +96,7 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function errorCode(error: unknown): string {
-  return error instanceof CodedError ? error.code : 'UNEXPECTED';
+/** The catalogue code of one of our errors; UNEXPECTED for anything else (a bug, a library's error). */
+export function errorCode(error: unknown): ErrorCode {
+  return error instanceof CodedError ? (error as CodedError).code : HttpErrorCode.Unexpected;
 }

@@ -1,3 +1,4 @@
+import { CallbackErrorCode } from '@ums/contracts';
 import { UnavailableError } from './coded-error';
 import { infrastructureFailure, isInfrastructureError } from './infrastructure-error';
 
@@ -54,8 +55,10 @@ describe('infrastructureFailure', () => {
   });
 
   it('takes UnavailableError as infrastructure, with its dependency', () => {
-    const error = new UnavailableError('MYSQL_DOWN', 'no answer', { dependency: 'mysql' });
-    expect(infrastructureFailure(error)).toEqual({ dependency: 'mysql', code: 'MYSQL_DOWN' });
+    const error = new UnavailableError(CallbackErrorCode.CredentialsUnavailable, 'no answer', {
+      dependency: 'mysql',
+    });
+    expect(infrastructureFailure(error)).toEqual({ dependency: 'mysql', code: 'CREDENTIALS_UNAVAILABLE' });
   });
 
   it('leaves ordinary errors alone', () => {

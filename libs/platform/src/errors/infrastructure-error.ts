@@ -1,3 +1,4 @@
+import { RedisErrorCode } from '@ums/contracts';
 import { ErrorKind } from './coded-error';
 
 /** The engine an infrastructure failure came from, for logs, metrics and readiness. */
@@ -130,7 +131,7 @@ function classifyOne(error: unknown): InfrastructureFailure | 'record' | undefin
     message === 'Command timed out' ||
     message.startsWith("Stream isn't writeable")
   ) {
-    return { dependency: 'redis', code: 'CONNECTION_CLOSED' };
+    return { dependency: 'redis', code: RedisErrorCode.ConnectionClosed };
   }
   if (code !== undefined && MYSQL_TRANSIENT.has(code)) return { dependency: 'mysql', code };
   if (code !== undefined && NETWORK_CODES.has(code)) return { dependency: guessDependency(e), code };

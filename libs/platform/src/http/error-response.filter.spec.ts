@@ -1,26 +1,36 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
+import { HttpErrorCode, KafkaErrorCode } from '@ums/contracts';
 import { CodedError, InvalidInputError, TooLargeError, UnavailableError } from '../errors/coded-error';
 import { describeError } from './error-response.filter';
 
 describe('describeError', () => {
   it('answers refusals with their own message and fields', () => {
-    expect(describeError(InvalidInputError.field('X_INVALID', 'x', 'is bad'))).toEqual([
+    expect(describeError(InvalidInputError.field(HttpErrorCode.TenantInvalid, 'x', 'is bad'))).toEqual([
       400,
-      { error: { code: 'X_INVALID', message: 'x: is bad', fields: [{ field: 'x', reason: 'is bad' }] } },
+      { error: { code: 'TENANT_INVALID', message: 'x: is bad', fields: [{ field: 'x', reason: 'is bad' }] } },
     ]);
-    expect(describeError(new TooLargeError('BODY_TOO_LARGE', 'body larger than 10 bytes'))[0]).toBe(413);
+    expect(describeError(new TooLargeError(HttpErrorCode.BodyTooLarge, 'body larger than 10 bytes'))[0]).toBe(
+      413,
+    );
     expect(describeError(new NotFoundException())[1].error.code).toBe('ROUTE_NOT_FOUND');
   });
 
   it('answers 5xx with the code and a fixed text, never the error message', () => {
     const internal = 'connect ECONNREFUSED 10.1.2.3:3306 (SELECT secret_ciphertext FROM credentials)';
-    expect(describeError(new UnavailableError('DB_DOWN', internal, { importId: '7' }))).toEqual([
+    const stopping = new UnavailableError(HttpErrorCode.ServiceShuttingDown, internal, { importId: '7' });
+    expect(describeError(stopping)).toEqual([
       503,
-      { error: { code: 'DB_DOWN', message: 'Service unavailable; retry later', details: { importId: '7' } } },
+      {
+        error: {
+          code: 'SERVICE_SHUTTING_DOWN',
+          message: 'Service unavailable; retry later',
+          details: { importId: '7' },
+        },
+      },
     ]);
-    expect(describeError(new CodedError('BROKEN', internal))).toEqual([
+    expect(describeError(new CodedError(KafkaErrorCode.TopicUnknown, internal))).toEqual([
       500,
-      { error: { code: 'BROKEN', message: 'Unexpected error; see the service log' } },
+      { error: { code: 'KAFKA_TOPIC_UNKNOWN', message: 'Unexpected error; see the service log' } },
     ]);
     expect(describeError(new HttpException(internal, 502))).toEqual([
       502,
@@ -41,7 +51,7 @@ describe('describeError', () => {
     });
     const wrapped = Object.assign(new Error('Query failed: SELECT * FROM runs'), { driverError: refused });
     const deadlock = Object.assign(new Error('Deadlock found'), { code: 'ER_LOCK_DEADLOCK' });
-    const internal = new CodedError('BROKEN', 'wrapped', undefined, { cause: refused });
+    const internal = new CodedError(KafkaErrorCode.TopicUnknown, 'wrapped', undefined, { cause: refused });
     for (const error of [refused, wrapped, deadlock, internal]) {
       const answer = describeError(error);
       expect(answer).toEqual([
@@ -51,6 +61,7 @@ describe('describeError', () => {
       expect(JSON.stringify(answer)).not.toMatch(/db-1|3306|SELECT/);
     }
     expect(describeError(new Error('a bug'))[0]).toBe(500);
-    expect(describeError(new UnavailableError('QUEUE_FULL', 'busy'))[1].error.code).toBe('QUEUE_FULL');
+    const busy = new UnavailableError(HttpErrorCode.InFlightBytesExceeded, 'busy');
+    expect(describeError(busy)[1].error.code).toBe('IN_FLIGHT_BYTES_EXCEEDED');
   });
 });

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { HttpErrorCode } from '@ums/contracts';
 import { CodedError, ErrorKind, type FieldError, InvalidInputError } from '../errors/coded-error';
 import { infrastructureFailure } from '../errors/infrastructure-error';
 
@@ -68,7 +69,7 @@ function serverErrorMessage(status: number): string {
 }
 
 /** The code of a 503 answer caused by MySQL, Redis or Kafka being unavailable, slow or contended. */
-export const DEPENDENCY_UNAVAILABLE = 'DEPENDENCY_UNAVAILABLE';
+export const DEPENDENCY_UNAVAILABLE = HttpErrorCode.DependencyUnavailable;
 
 /**
  * The status and body answering `exception`: the one error shape, also used by fast routes. An
@@ -98,7 +99,7 @@ export function describeError(exception: unknown): [number, ErrorBody] {
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
-    const code = status === 404 ? 'ROUTE_NOT_FOUND' : `HTTP_${status}`;
+    const code = status === 404 ? HttpErrorCode.RouteNotFound : `HTTP_${status}`;
     return [
       status,
       { error: { code, message: status >= 500 ? serverErrorMessage(status) : exception.message } },
@@ -117,5 +118,5 @@ export function describeError(exception: unknown): [number, ErrorBody] {
       },
     ];
   }
-  return [500, { error: { code: 'UNEXPECTED', message: serverErrorMessage(500) } }];
+  return [500, { error: { code: HttpErrorCode.Unexpected, message: serverErrorMessage(500) } }];
 }

@@ -1,5 +1,6 @@
 import { type ClientRequest, createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CallbackErrorCode, CredentialErrorCode } from '@ums/contracts';
 import { InvalidInputError, NotFoundError, UnavailableError } from '../errors/coded-error';
 import { type FastRequest, FastRoutes } from './fast-routes.registry';
 import { InFlightBytes } from './in-flight-bytes';
@@ -89,11 +90,14 @@ describe('FastRoutes in front of a framework listener (real HTTP server on loopb
       handle: (request) => {
         seen.push(request);
         const id = request.params['id'] ?? '';
-        if (id === 'missing') return Promise.reject(new NotFoundError('THING_NOT_FOUND', 'no such thing'));
-        if (id === 'bad') throw InvalidInputError.field('THING_INVALID', 'thing', 'is bad');
+        if (id === 'missing')
+          return Promise.reject(new NotFoundError(CredentialErrorCode.NotFound, 'no such thing'));
+        if (id === 'bad') throw InvalidInputError.field(CallbackErrorCode.Malformed, 'thing', 'is bad');
         if (id === 'boom') return Promise.reject(new Error('database exploded'));
         if (id === 'down') {
-          return Promise.reject(new UnavailableError('DB_DOWN', 'connect ECONNREFUSED 10.1.2.3:3306'));
+          return Promise.reject(
+            new UnavailableError(CallbackErrorCode.KafkaUnavailable, 'connect ECONNREFUSED 10.1.2.3:3306'),
+          );
         }
         return Promise.resolve({
           status: 200,
@@ -111,7 +115,7 @@ describe('FastRoutes in front of a framework listener (real HTTP server on loopb
       admit: (head) =>
         head.params['id'] === 'k'
           ? Promise.resolve({ name: 'thing k' })
-          : Promise.reject(new NotFoundError('THING_NOT_FOUND', 'no such thing')),
+          : Promise.reject(new NotFoundError(CredentialErrorCode.NotFound, 'no such thing')),
       handle: (request) => {
         seen.push(request);
         return Promise.resolve({
@@ -225,10 +229,10 @@ describe('FastRoutes in front of a framework listener (real HTTP server on loopb
     const missing = await send(port, 'POST', '/v1/hooks/echo/missing', json, ['{}']);
     expect([missing.status, JSON.parse(missing.body)]).toEqual([
       404,
-      { error: { code: 'THING_NOT_FOUND', message: 'no such thing' } },
+      { error: { code: 'CREDENTIAL_NOT_FOUND', message: 'no such thing' } },
     ]);
     const bad = await send(port, 'POST', '/v1/hooks/echo/bad', json, ['{}']);
-    expect([bad.status, errorOf(bad).code]).toEqual([400, 'THING_INVALID']);
+    expect([bad.status, errorOf(bad).code]).toEqual([400, 'CALLBACK_MALFORMED']);
     const boom = await send(port, 'POST', '/v1/hooks/echo/boom', json, ['{}']);
     expect([boom.status, JSON.parse(boom.body)]).toEqual([
       500,
@@ -238,7 +242,7 @@ describe('FastRoutes in front of a framework listener (real HTTP server on loopb
     expect([down.status, down.headers['retry-after'], JSON.parse(down.body)]).toEqual([
       503,
       '1',
-      { error: { code: 'DB_DOWN', message: 'Service unavailable; retry later' } },
+      { error: { code: 'KAFKA_UNAVAILABLE', message: 'Service unavailable; retry later' } },
     ]);
   });
 
@@ -252,7 +256,7 @@ describe('FastRoutes in front of a framework listener (real HTTP server on loopb
     const refused = await unknown.answer;
     expect([refused.status, errorOf(refused).code, refused.headers['connection']]).toEqual([
       404,
-      'THING_NOT_FOUND',
+      'CREDENTIAL_NOT_FOUND',
       'close',
     ]);
     const known = await send(port, 'POST', '/v1/hooks/known/k', { 'content-type': 'text/plain' }, ['abc']);

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
+import { HttpErrorCode } from '@ums/contracts';
 import { InvalidInputError, TooLargeError, UnavailableError } from '../errors/coded-error';
 import { isProbeUrl, requestLogLevel } from '../logging/request-log-level';
 import { describeError } from './error-response.filter';
@@ -152,7 +153,10 @@ export class FastRoutes {
     const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!route.contentTypes.includes(mediaType)) {
       const reason = `must be one of ${route.contentTypes.join(', ')}`;
-      refuseUnread(exchange, InvalidInputError.field('CONTENT_TYPE_INVALID', 'content-type', reason));
+      refuseUnread(
+        exchange,
+        InvalidInputError.field(HttpErrorCode.ContentTypeInvalid, 'content-type', reason),
+      );
       return;
     }
     const declared = declaredLength(req);
@@ -309,12 +313,12 @@ function declaredLength(req: IncomingMessage): number | undefined {
 }
 
 function tooLarge(route: FastRoute<unknown>): TooLargeError {
-  return new TooLargeError('BODY_TOO_LARGE', `body larger than ${route.bodyLimitBytes} bytes`);
+  return new TooLargeError(HttpErrorCode.BodyTooLarge, `body larger than ${route.bodyLimitBytes} bytes`);
 }
 
 function busy(budget: InFlightBytes): UnavailableError {
   return new UnavailableError(
-    'IN_FLIGHT_BYTES_EXCEEDED',
+    HttpErrorCode.InFlightBytesExceeded,
     `request bodies in flight exceed ${budget.limitBytes} bytes`,
   );
 }

@@ -7,6 +7,7 @@ import type { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
 import { hasLoneSurrogate } from '@ums/domain';
+import { HttpErrorCode } from '@ums/contracts';
 import { InvalidInputError } from '../errors/coded-error';
 
 export const JSON_MEDIA_TYPE = 'application/json';
@@ -25,7 +26,7 @@ const POSITION = /position (\d+)/;
  */
 export class UnsupportedMediaTypeError extends Error {
   readonly statusCode = 415;
-  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+  readonly code = HttpErrorCode.UnsupportedMediaType;
 
   constructor(received: string | undefined, expected: string) {
     super(
@@ -61,7 +62,7 @@ export function hasRequestBody(headers: IncomingHttpHeaders): boolean {
 }
 
 function bodyInvalid(field: string, reason: string): InvalidInputError {
-  return InvalidInputError.field('BODY_INVALID', field, reason);
+  return InvalidInputError.field(HttpErrorCode.BodyInvalid, field, reason);
 }
 
 function childPath(path: string, key: string | number): string {
@@ -130,7 +131,7 @@ export function parseJsonBody(body: Buffer): unknown {
  */
 export function checkJsonBodyShape(body: unknown): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw InvalidInputError.field('VALIDATION_FAILED', 'body', 'must be a JSON object');
+    throw InvalidInputError.field(HttpErrorCode.ValidationFailed, 'body', 'must be a JSON object');
   }
   const stack: [unknown, string, number][] = [[body, '', 1]];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
@@ -138,7 +139,7 @@ export function checkJsonBodyShape(body: unknown): void {
     if (typeof value === 'string') {
       if (hasLoneSurrogate(value)) {
         throw InvalidInputError.field(
-          'VALIDATION_FAILED',
+          HttpErrorCode.ValidationFailed,
           path,
           'is not well-formed Unicode (a lone surrogate)',
         );
@@ -147,7 +148,11 @@ export function checkJsonBodyShape(body: unknown): void {
     }
     if (typeof value !== 'object' || value === null) continue;
     if (depth > MAX_JSON_DEPTH) {
-      throw InvalidInputError.field('VALIDATION_FAILED', path, `nests deeper than ${MAX_JSON_DEPTH} levels`);
+      throw InvalidInputError.field(
+        HttpErrorCode.ValidationFailed,
+        path,
+        `nests deeper than ${MAX_JSON_DEPTH} levels`,
+      );
     }
     if (Array.isArray(value)) {
       value.forEach((element, index) => stack.push([element, childPath(path, index), depth + 1]));
@@ -156,7 +161,7 @@ export function checkJsonBodyShape(body: unknown): void {
     for (const [key, child] of Object.entries(value)) {
       if (hasLoneSurrogate(key)) {
         throw InvalidInputError.field(
-          'VALIDATION_FAILED',
+          HttpErrorCode.ValidationFailed,
           path === '' ? 'body' : path,
           'has a key that is not well-formed Unicode',
         );

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
+import { HttpErrorCode } from '@ums/contracts';
 import { CodedError } from '../errors/coded-error';
 
 /*
@@ -78,7 +79,7 @@ export class NonPublicAddressError extends CodedError {
     readonly address: string,
   ) {
     super(
-      'ADDRESS_NOT_PUBLIC',
+      HttpErrorCode.AddressNotPublic,
       hostname === address
         ? `${address} is not a public address`
         : `${hostname} resolves to ${address}, which is not a public address`,

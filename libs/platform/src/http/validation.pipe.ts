@@ -1,5 +1,5 @@
 import { ValidationPipe } from '@nestjs/common';
-import { describeIssues, flattenValidationErrors } from '@ums/contracts';
+import { describeIssues, flattenValidationErrors, HttpErrorCode } from '@ums/contracts';
 import { InvalidInputError } from '../errors/coded-error';
 
 /**
@@ -14,7 +14,7 @@ export function createValidationPipe(): ValidationPipe {
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => {
       const fields = flattenValidationErrors(errors);
-      return new InvalidInputError('VALIDATION_FAILED', describeIssues(fields), fields);
+      return new InvalidInputError(HttpErrorCode.ValidationFailed, describeIssues(fields), fields);
     },
   });
 }

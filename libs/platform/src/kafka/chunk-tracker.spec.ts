@@ -1,3 +1,4 @@
+import { RedisErrorCode } from '@ums/contracts';
 import { ChunkTracker, describeWait } from './chunk-tracker';
 
 const mysql = { dependency: 'mysql', code: 'ECONNREFUSED' } as const;
@@ -45,7 +46,11 @@ describe('ChunkTracker', () => {
 
   it('names the oldest wait', () => {
     const tracker = new ChunkTracker();
-    tracker.waiting(tracker.begin('a', 0), { dependency: 'redis', code: 'CONNECTION_CLOSED' }, 5_000);
+    tracker.waiting(
+      tracker.begin('a', 0),
+      { dependency: 'redis', code: RedisErrorCode.ConnectionClosed },
+      5_000,
+    );
     tracker.waiting(tracker.begin('b', 0), mysql, 2_000);
     expect(tracker.longestWait()?.dependency).toBe('mysql');
     expect(tracker.resumed(tracker.begin('c', 0))).toBeUndefined();

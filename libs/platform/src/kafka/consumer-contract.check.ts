@@ -1,4 +1,4 @@
-import { type ConsumerContract, ServiceKafkaContracts } from '@ums/contracts';
+import { type ConsumerContract, KafkaErrorCode, ServiceKafkaContracts } from '@ums/contracts';
 import { CodedError } from '../errors/coded-error';
 import type { ConsumeTopicOptions } from './consume-topic.decorator';
 
@@ -31,7 +31,7 @@ export function refuseUndeclaredConsumers(service: string, handlers: readonly Na
   const missing = [...declared].filter((s) => !present.has(s));
   if (missing.length > 0)
     throw new CodedError(
-      'KAFKA_HANDLER_MISSING',
+      KafkaErrorCode.HandlerMissing,
       `${service} declares consumers with no handler: ${missing.join(', ')}`,
     );
   const undeclared = handlers.filter(
@@ -39,7 +39,7 @@ export function refuseUndeclaredConsumers(service: string, handlers: readonly Na
   );
   if (undeclared.length > 0)
     throw new CodedError(
-      'KAFKA_HANDLER_UNDECLARED',
+      KafkaErrorCode.HandlerUndeclared,
       `${service} has handlers its contract (ServiceKafkaContracts) does not declare: ` +
         undeclared.map((h) => h.name).join(', '),
     );

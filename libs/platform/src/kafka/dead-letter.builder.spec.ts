@@ -1,8 +1,7 @@
-import { DeadLetterV1, validateMessage } from '@ums/contracts';
+import { DeadLetterV1, MessageHandlingErrorCode, validateMessage, DecodeErrorCode } from '@ums/contracts';
 import {
   buildDeadLetter,
   buildReducedDeadLetter,
-  DEAD_LETTER_TRUNCATED,
   decodeHeaders,
   type FailedRecord,
   REDUCED_VALUE_BYTES,
@@ -10,7 +9,12 @@ import {
 } from './dead-letter.builder';
 
 const now = new Date('2026-11-26T10:00:00.000Z');
-const cause = { consumerGroup: 'g', errorCode: 'INVALID_JSON', reason: 'Unexpected token', attempts: 0 };
+const cause = {
+  consumerGroup: 'g',
+  errorCode: DecodeErrorCode.InvalidJson,
+  reason: 'Unexpected token',
+  attempts: 0,
+};
 
 const record = (overrides: Partial<FailedRecord>): FailedRecord => ({
   topic: 'ums.send.batches.v1',
@@ -26,10 +30,18 @@ const schemaValid = (letter: DeadLetterV1): boolean => validateMessage(DeadLette
 
 describe('buildDeadLetter', () => {
   it('keeps text values as text and other bytes as base64', () => {
-    const text = buildDeadLetter(record({}), 'g', 'INVALID_JSON', 'x', 0, now);
+    const text = buildDeadLetter(
+      record({}),
+      { consumerGroup: 'g', errorCode: DecodeErrorCode.InvalidJson, reason: 'x', attempts: 0 },
+      now,
+    );
     expect(text).toMatchObject({ value: '{"a":1}', valueEncoding: 'utf8', sourceOffset: '1234' });
     const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x41]);
-    const binary = buildDeadLetter(record({ value: bytes }), 'g', 'INVALID_JSON', 'x', 0, now);
+    const binary = buildDeadLetter(
+      record({ value: bytes }),
+      { consumerGroup: 'g', errorCode: DecodeErrorCode.InvalidJson, reason: 'x', attempts: 0 },
+      now,
+    );
     expect(binary.valueEncoding).toBe('base64');
     expect(Buffer.from(binary.value ?? '', 'base64')).toEqual(bytes);
     expect(schemaValid(text) && schemaValid(binary)).toBe(true);
@@ -41,10 +53,7 @@ describe('buildDeadLetter', () => {
     headers['n'.repeat(100)] = 'long name';
     const letter = buildDeadLetter(
       record({ headers, key: Buffer.alloc(5_000, 0x61) }),
-      'g',
-      'SCHEMA_VIOLATION',
-      'x',
-      0,
+      { consumerGroup: 'g', errorCode: DecodeErrorCode.SchemaViolation, reason: 'x', attempts: 0 },
       now,
     );
     expect(Object.keys(letter.headers)).toHaveLength(64);
@@ -63,7 +72,7 @@ describe('buildReducedDeadLetter', () => {
       sourceTopic: 'ums.send.batches.v1',
       sourcePartition: 4,
       sourceOffset: '1234',
-      errorCode: DEAD_LETTER_TRUNCATED,
+      errorCode: MessageHandlingErrorCode.DeadLetterTruncated,
       valueEncoding: 'utf8',
       attempts: 0,
     });

@@ -1,4 +1,9 @@
-import type { DeadLetterV1 } from '@ums/contracts';
+import {
+  type DeadLetterCauseCode,
+  type DeadLetterV1,
+  describeFailure,
+  MessageHandlingErrorCode,
+} from '@ums/contracts';
 
 export interface FailedRecord {
   readonly topic: string;
@@ -12,13 +17,10 @@ export interface FailedRecord {
 /** Why a record is dead-lettered. */
 export interface DeadLetterCause {
   readonly consumerGroup: string;
-  readonly errorCode: string;
+  readonly errorCode: DeadLetterCauseCode;
   readonly reason: string;
   readonly attempts: number;
 }
-
-/** The error code of a dead letter that keeps only what fits of its record. */
-export const DEAD_LETTER_TRUNCATED = 'DEAD_LETTER_TRUNCATED';
 
 /** Bytes of the original value a reduced dead letter keeps. */
 export const REDUCED_VALUE_BYTES = 64 * 1024;
@@ -36,14 +38,8 @@ const REDUCED_HEADER_VALUE_CHARS = 256;
 const REDUCED_KEY_CHARS = 256;
 
 /** Wraps a record that cannot be processed, keeping its bytes (utf8 when they are text). */
-export function buildDeadLetter(
-  record: FailedRecord,
-  consumerGroup: string,
-  errorCode: string,
-  reason: string,
-  attempts: number,
-  now: Date,
-): DeadLetterV1 {
+export function buildDeadLetter(record: FailedRecord, cause: DeadLetterCause, now: Date): DeadLetterV1 {
+  const { consumerGroup, errorCode, reason, attempts } = cause;
   const headers = boundHeaders(record.headers, MAX_HEADERS, MAX_HEADER_VALUE_CHARS);
   const value = encodeValue(record.value);
   return {
@@ -83,8 +79,12 @@ export function buildReducedDeadLetter(
     value: value.text,
     valueEncoding: value.encoding,
     headers: headers.kept,
-    errorCode: DEAD_LETTER_TRUNCATED,
-    reason: `${cause.errorCode}: ${cause.reason.slice(0, 4096)} [${note}]`.slice(0, MAX_REASON_CHARS),
+    errorCode: MessageHandlingErrorCode.DeadLetterTruncated,
+    // The letter's own code says it is reduced: the original code goes with the original reason.
+    reason: describeFailure(cause.errorCode, `${cause.reason.slice(0, 4096)} [${note}]`).slice(
+      0,
+      MAX_REASON_CHARS,
+    ),
     attempts: cause.attempts,
     failedAt: now.toISOString(),
   };

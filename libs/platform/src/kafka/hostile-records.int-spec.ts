@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { AllTopics, type DeadLetterV1, type TopicDefinition, Topics } from '@ums/contracts';
+import {
+  AllTopics,
+  type DeadLetterV1,
+  MessageHandlingErrorCode,
+  type TopicDefinition,
+  Topics,
+} from '@ums/contracts';
 import {
   collectDeadLetters,
   compiledEntry,
@@ -20,7 +26,6 @@ import { validMessages } from '../../../contracts/src/validation/test/valid-mess
 import { ensureTopics } from './kafka-admin.service';
 import { KafkaNames } from './kafka-names';
 import { consumedContractTopics } from './fixtures/contract-registrations';
-import { DEAD_LETTER_TRUNCATED } from './dead-letter.builder';
 
 /**
  * Nothing an outside producer writes to a topic may stop a consumer group. For every contract topic
@@ -109,7 +114,7 @@ describe('Hostile records on every consumed contract topic (real broker, fixture
         offsets: [...s.hostileOffsets].sort(),
       });
       const oversized = mine.find((l) => l.sourceOffset === s.offsetOf('oversized'));
-      expect(oversized?.errorCode).toBe(DEAD_LETTER_TRUNCATED);
+      expect(oversized?.errorCode).toBe(MessageHandlingErrorCode.DeadLetterTruncated);
       expect(oversized?.reason).toContain('MESSAGE_TOO_LARGE');
       // Tier topics are read by the delay-tier flow, which a forged due time must not hold.
       const groups = new Set(mine.map((l) => l.consumerGroup.endsWith('.retry')));
@@ -125,7 +130,7 @@ describe('Hostile records on every consumed contract topic (real broker, fixture
     ).toEqual([]);
     process.stdout.write(
       `hostile records: ${sent.length} topics x ${hostile.length} records, ${letters.length} dead letters, ` +
-        `${letters.filter((l) => l.errorCode === DEAD_LETTER_TRUNCATED).length} reduced\n`,
+        `${letters.filter((l) => l.errorCode === MessageHandlingErrorCode.DeadLetterTruncated).length} reduced\n`,
     );
   }, 300_000);
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { TopicDefinition } from '@ums/contracts';
 import { type Admin, ConfigResourceTypes, Kafka } from 'kafkajs';
+import { KafkaErrorCode } from '@ums/contracts';
 import { CodedError } from '../errors/coded-error';
 import { KafkaNames } from './kafka-names';
 import {
@@ -139,7 +140,7 @@ async function observeTopics(admin: Admin, topics: readonly string[]): Promise<O
     // The broker reports the effective value (the topic's or the broker default) when it answers at all.
     if (partitions.length === 0 || entry === undefined)
       throw new CodedError(
-        'KAFKA_TOPIC_UNDESCRIBED',
+        KafkaErrorCode.TopicUndescribed,
         `Topic ${topic}: no partitions or min.insync.replicas reported`,
       );
     return {

@@ -1,3 +1,4 @@
+import { KafkaErrorCode } from '@ums/contracts';
 import { KafkaConfig } from '../config/common.config';
 import { loadConfig } from '../config/config-loader';
 import { describeKafkaFailure, kafkaFailureText } from './kafka-connection-check';
@@ -61,11 +62,11 @@ describe('describeKafkaFailure', () => {
   });
 
   it("passes the token endpoint's refusal on with the settings it names", () => {
-    const refused = new OAuthTokenError('KAFKA_OAUTH_TOKEN_REFUSED', 'refused (invalid_client)', {
+    const refused = new OAuthTokenError(KafkaErrorCode.OauthTokenRefused, 'refused (invalid_client)', {
       setting: 'KAFKA_SASL_OAUTH_CLIENT_ID and KAFKA_SASL_OAUTH_CLIENT_SECRET',
     });
     expect(describeKafkaFailure(new Error('outer', { cause: refused }), config)).toMatchObject({
-      code: 'KAFKA_OAUTH_TOKEN_REFUSED',
+      code: KafkaErrorCode.OauthTokenRefused,
       settings: ['KAFKA_SASL_OAUTH_CLIENT_ID', 'KAFKA_SASL_OAUTH_CLIENT_SECRET'],
       misconfigured: true,
     });

@@ -1,4 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
+import { KafkaErrorCode } from '@ums/contracts';
 import type { KafkaConfig } from '../config/common.config';
 import { usesSasl, usesTls } from '../config/kafka-security.rules';
 import { CodedError } from '../errors/coded-error';
@@ -12,7 +13,7 @@ import { OAuthTokenError } from './oauth-client-credentials';
  */
 export class KafkaConnectionError extends CodedError {
   constructor(
-    code: string,
+    code: KafkaErrorCode,
     message: string,
     readonly settings: readonly string[],
     readonly misconfigured: boolean,
@@ -65,7 +66,7 @@ const CERT_VERIFY = new Set([
 ]);
 
 interface Verdict {
-  readonly code: string;
+  readonly code: KafkaErrorCode;
   readonly message: string;
   readonly settings: string[];
   readonly misconfigured: boolean;
@@ -81,7 +82,7 @@ function oauthVerdict(error: unknown): Verdict | undefined {
         code: current.code,
         message: current.message,
         settings: typeof setting === 'string' ? setting.split(' and ') : ['KAFKA_SASL_OAUTH_TOKEN_URL'],
-        misconfigured: current.code !== 'KAFKA_OAUTH_TOKEN_UNREACHABLE',
+        misconfigured: current.code !== KafkaErrorCode.OauthTokenUnreachable,
       };
     }
     current = (current as { cause?: unknown }).cause;
@@ -93,14 +94,14 @@ function tlsVerdict(c: Clue, config: KafkaConfig, firstContact: boolean): Verdic
   const code = c.codes.find((x) => CERT_VERIFY.has(x));
   if (code !== undefined)
     return {
-      code: 'KAFKA_TLS_HANDSHAKE_FAILED',
+      code: KafkaErrorCode.TlsHandshakeFailed,
       message: `TLS handshake with Kafka failed: the broker's certificate is not trusted (${code}); check KAFKA_SSL_CA_FILE${config.KAFKA_SSL_CA_FILE === undefined ? ' (unset: system CAs)' : ''}`,
       settings: ['KAFKA_SSL_CA_FILE'],
       misconfigured: true,
     };
   if (c.codes.includes('ERR_TLS_CERT_ALTNAME_INVALID'))
     return {
-      code: 'KAFKA_TLS_HANDSHAKE_FAILED',
+      code: KafkaErrorCode.TlsHandshakeFailed,
       message:
         "TLS handshake with Kafka failed: the broker's certificate does not name the host; check KAFKA_BROKERS",
       settings: ['KAFKA_BROKERS'],
@@ -109,7 +110,7 @@ function tlsVerdict(c: Clue, config: KafkaConfig, firstContact: boolean): Verdic
   const text = c.messages.join(' | ');
   if (/alert (certificate required|bad certificate|unknown ca|handshake failure)/i.test(text))
     return {
-      code: 'KAFKA_TLS_HANDSHAKE_FAILED',
+      code: KafkaErrorCode.TlsHandshakeFailed,
       message: `TLS handshake with Kafka failed: the broker refused the client certificate (${/alert [a-z ]+/i.exec(text)?.[0] ?? 'alert'}); check KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE`,
       settings: ['KAFKA_SSL_CERT_FILE', 'KAFKA_SSL_KEY_FILE'],
       misconfigured: true,
@@ -120,7 +121,7 @@ function tlsVerdict(c: Clue, config: KafkaConfig, firstContact: boolean): Verdic
     (c.codes.some((x) => x.startsWith('ERR_SSL_')) || /wrong version number/i.test(text) || dropped)
   )
     return {
-      code: 'KAFKA_TLS_HANDSHAKE_FAILED',
+      code: KafkaErrorCode.TlsHandshakeFailed,
       message: `TLS handshake with Kafka failed (${c.codes.find((x) => x.startsWith('ERR_SSL_')) ?? 'connection closed during the handshake'}): is the port a TLS listener? Check KAFKA_SECURITY_PROTOCOL=${config.KAFKA_SECURITY_PROTOCOL} and KAFKA_BROKERS`,
       settings: ['KAFKA_SECURITY_PROTOCOL', 'KAFKA_BROKERS'],
       misconfigured: true,
@@ -133,14 +134,14 @@ function saslVerdict(c: Clue, config: KafkaConfig): Verdict | undefined {
   const text = c.messages.join(' | ');
   if (c.types.includes('UNSUPPORTED_SASL_MECHANISM') || /mechanism is not supported/i.test(text))
     return {
-      code: 'KAFKA_SASL_MECHANISM_NOT_ENABLED',
+      code: KafkaErrorCode.SaslMechanismNotEnabled,
       message: `Kafka does not enable SASL mechanism ${mechanism} on this listener; check KAFKA_SASL_MECHANISM`,
       settings: ['KAFKA_SASL_MECHANISM'],
       misconfigured: true,
     };
   if (c.types.includes('ILLEGAL_SASL_STATE'))
     return {
-      code: 'KAFKA_SECURITY_PROTOCOL_MISMATCH',
+      code: KafkaErrorCode.SecurityProtocolMismatch,
       message: `Kafka refused the SASL handshake: the listener does not use SASL; check KAFKA_SECURITY_PROTOCOL=${config.KAFKA_SECURITY_PROTOCOL}`,
       settings: ['KAFKA_SECURITY_PROTOCOL'],
       misconfigured: true,
@@ -151,7 +152,7 @@ function saslVerdict(c: Clue, config: KafkaConfig): Verdict | undefined {
         ? ['KAFKA_SASL_OAUTH_CLIENT_ID', 'KAFKA_SASL_OAUTH_CLIENT_SECRET', 'KAFKA_SASL_OAUTH_SCOPE']
         : ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'];
     return {
-      code: 'KAFKA_AUTHENTICATION_FAILED',
+      code: KafkaErrorCode.AuthenticationFailed,
       message: `Kafka refused SASL ${mechanism} authentication; check ${settings.join(', ')}`,
       settings,
       misconfigured: true,
@@ -177,7 +178,7 @@ function protocolVerdict(c: Clue, config: KafkaConfig, firstContact: boolean): V
       ? 'a TLS listener needs SASL_SSL'
       : 'a TLS or SASL listener needs SSL, SASL_SSL or SASL_PLAINTEXT';
   return {
-    code: 'KAFKA_SECURITY_PROTOCOL_MISMATCH',
+    code: KafkaErrorCode.SecurityProtocolMismatch,
     message: `Kafka closed the connection before answering (${hint}); check KAFKA_SECURITY_PROTOCOL=${protocol} against the listener of KAFKA_BROKERS`,
     settings: ['KAFKA_SECURITY_PROTOCOL'],
     misconfigured: true,
@@ -201,7 +202,7 @@ export function describeKafkaFailure(
     tlsVerdict(c, config, firstContact) ??
     saslVerdict(c, config) ??
     protocolVerdict(c, config, firstContact) ?? {
-      code: 'KAFKA_UNREACHABLE',
+      code: KafkaErrorCode.Unreachable,
       message: `Kafka at KAFKA_BROKERS (${config.KAFKA_BROKERS.join(',')}) did not answer: ${c.codes[0] ?? c.messages[0] ?? 'no reason given'}`,
       settings: ['KAFKA_BROKERS'],
       misconfigured: false,

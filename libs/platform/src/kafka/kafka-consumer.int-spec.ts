@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { DeadLetterV1, decodeMessage, KafkaHeaders, Topics, type TopicDefinition } from '@ums/contracts';
+import {
+  DeadLetterV1,
+  decodeMessage,
+  KafkaHeaders,
+  MessageHandlingErrorCode,
+  Topics,
+  type TopicDefinition,
+} from '@ums/contracts';
 import {
   collectDeadLetters,
   compiledEntry,
@@ -16,7 +23,6 @@ import {
 } from '@ums/testing';
 import { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
-import { DEAD_LETTER_TRUNCATED } from './dead-letter.builder';
 import { ensureTopics } from './kafka-admin.service';
 import { FixtureMessageV1 } from './fixtures/fixture-message';
 
@@ -404,7 +410,7 @@ describe('Kafka consumer (real broker, fixture process)', () => {
     ).sort((a, b) => Number(a.sourceOffset) - Number(b.sourceOffset));
     expect(letters.map((l) => l.sourceOffset)).toEqual(hostile.map((_, i) => String(i)));
     const byLabel = new Map(hostile.map((r, i) => [r.label, letters[i] as DeadLetterV1]));
-    expect(byLabel.get('oversized')?.errorCode).toBe(DEAD_LETTER_TRUNCATED);
+    expect(byLabel.get('oversized')?.errorCode).toBe(MessageHandlingErrorCode.DeadLetterTruncated);
     expect(byLabel.get('oversized')?.value).toHaveLength(64 * 1024);
     expect(byLabel.get('not-utf8')?.valueEncoding).toBe('base64');
     expect(byLabel.get('not-json')).toMatchObject({ errorCode: 'INVALID_JSON', value: 'this is not JSON {' });

@@ -1,6 +1,7 @@
 import { Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import type { TopicDefinition } from '@ums/contracts';
 import { CompressionTypes, type IHeaders, Kafka, type Producer, type TopicMessages } from 'kafkajs';
+import { KafkaErrorCode } from '@ums/contracts';
 import { KafkaConfig } from '../config/common.config';
 import { UnavailableError } from '../errors/coded-error';
 import { HealthRegistry } from '../health/health-registry';
@@ -137,7 +138,7 @@ export class KafkaProducer implements OnModuleInit, OnApplicationShutdown {
     this.metrics.producerResets.inc({ reason });
     old.disconnect().catch(() => undefined);
     return new UnavailableError(
-      'KAFKA_PRODUCER_RESET',
+      KafkaErrorCode.ProducerReset,
       `The Kafka producer lost its sequence state (${reason}) and was replaced; publish again`,
       { dependency: 'kafka' },
       { cause },

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import type { SASLOptions } from 'kafkajs';
+import { KafkaErrorCode } from '@ums/contracts';
 import type { KafkaConfig } from '../config/common.config';
 import { CodedError } from '../errors/coded-error';
 import { usesSasl, usesTls } from '../config/kafka-security.rules';
@@ -60,12 +61,12 @@ function saslOptions(config: KafkaConfig): SASLOptions {
     };
   }
   // Config validation refuses a SASL protocol without a known mechanism: a config built around it.
-  throw new CodedError('KAFKA_CONFIG_UNVALIDATED', 'KAFKA_SASL_MECHANISM is not a supported mechanism');
+  throw new CodedError(KafkaErrorCode.ConfigUnvalidated, 'KAFKA_SASL_MECHANISM is not a supported mechanism');
 }
 
 function required(value: string | undefined): string {
   // Config validation made these present for the configured mechanism.
   if (value === undefined)
-    throw new CodedError('KAFKA_CONFIG_UNVALIDATED', 'A SASL setting validated as required is missing');
+    throw new CodedError(KafkaErrorCode.ConfigUnvalidated, 'A SASL setting validated as required is missing');
   return value;
 }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Controller, Module, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { defineTopic } from '@ums/contracts';
+import { DecodeErrorCode, defineTopic } from '@ums/contracts';
 import { ConsumeTopic } from './consume-topic.decorator';
 import { type ConsumedMessage, NonRetryableError } from './consumed-message';
 import { FixtureMessageV1 } from './fixtures/fixture-message';
@@ -53,7 +53,7 @@ const message = (id: string): ConsumedMessage<FixtureMessageV1> => ({
 });
 
 const handled: string[] = [];
-const poison = new NonRetryableError('FIXTURE_POISON', 'this chunk can never succeed');
+const poison = new NonRetryableError(DecodeErrorCode.SchemaViolation, 'this chunk can never succeed');
 
 @Controller()
 class OrdersConsumer {

@@ -4,6 +4,7 @@ import {
   Server,
 } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
+import { KafkaErrorCode } from '@ums/contracts';
 import { CodedError } from '../errors/coded-error';
 import { CONSUME_TOPIC_EXTRA, type ConsumeTopicOptions } from './consume-topic.decorator';
 import { consumerSlot } from './consumer-contract.check';
@@ -61,7 +62,10 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
 
   /** Nothing to subscribe to beyond the handlers: the consumers report through health and metrics. */
   on(): never {
-    throw new CodedError('KAFKA_TRANSPORT_EVENTS', 'KafkaTransport emits no events; read /health/ready');
+    throw new CodedError(
+      KafkaErrorCode.TransportEvents,
+      'KafkaTransport emits no events; read /health/ready',
+    );
   }
 
   unwrap<T>(): T {
@@ -73,12 +77,12 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     const options = extras[CONSUME_TOPIC_EXTRA] as ConsumeTopicOptions<object> | undefined;
     if (options === undefined || handler.isEventHandler !== true)
       throw new CodedError(
-        'KAFKA_HANDLER_NOT_CONSUMER',
+        KafkaErrorCode.HandlerNotConsumer,
         `Pattern ${pattern} is not a @ConsumeTopic event handler; the Kafka transport runs only those`,
       );
     if (handler.next !== undefined)
       throw new CodedError(
-        'KAFKA_DUPLICATE_HANDLER',
+        KafkaErrorCode.DuplicateHandler,
         `Topic ${options.topic.name} has two handlers in group ${options.groupId}`,
       );
     return {

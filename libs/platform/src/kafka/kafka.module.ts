@@ -7,7 +7,10 @@ import { createKafkaClient } from './kafka-client.factory';
 import { KafkaAdmin } from './kafka-admin.service';
 import { checkKafkaConnection } from './kafka-connection-check';
 import { kafkaConnectionOptions } from './kafka-security';
+import { ConsumerStartupCheck } from './consumer-startup.check';
 import { KafkaConsumers } from './kafka-consumers.service';
+import { KafkaEventClient } from './kafka-event.client';
+import { TopicConsumerFactory } from './topic-consumer.factory';
 import { KafkaMetrics } from './kafka.metrics';
 import { KafkaNames } from './kafka-names';
 import { KafkaProducer } from './kafka-producer.service';
@@ -35,9 +38,12 @@ import { KafkaProducer } from './kafka-producer.service';
     },
     KafkaMetrics,
     KafkaProducer,
+    KafkaEventClient,
     KafkaAdmin,
+    ConsumerStartupCheck,
+    TopicConsumerFactory,
     KafkaConsumers,
   ],
-  exports: [KafkaProducer, KafkaAdmin, KafkaNames, KafkaConsumers],
+  exports: [KafkaProducer, KafkaEventClient, KafkaAdmin, KafkaNames, KafkaConsumers],
 })
 export class KafkaModule {}

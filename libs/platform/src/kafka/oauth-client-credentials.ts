@@ -1,3 +1,4 @@
+import { KafkaErrorCode } from '@ums/contracts';
 import { CodedError } from '../errors/coded-error';
 
 export interface OAuthClientCredentialsOptions {
@@ -10,8 +11,20 @@ export interface OAuthClientCredentialsOptions {
   readonly timeoutMs?: number;
 }
 
+export type OAuthTokenErrorCode =
+  KafkaErrorCode.OauthTokenUnreachable | KafkaErrorCode.OauthTokenRefused | KafkaErrorCode.OauthTokenInvalid;
+
 /** The token endpoint refused or failed; the message names the setting to check, never the secret. */
-export class OAuthTokenError extends CodedError {}
+export class OAuthTokenError extends CodedError {
+  constructor(
+    override readonly code: OAuthTokenErrorCode,
+    message: string,
+    details?: Readonly<Record<string, unknown>>,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, details, options);
+  }
+}
 
 interface CachedToken {
   readonly value: string;
@@ -59,7 +72,7 @@ export class OAuthClientCredentials {
       });
     } catch (error: unknown) {
       throw new OAuthTokenError(
-        'KAFKA_OAUTH_TOKEN_UNREACHABLE',
+        KafkaErrorCode.OauthTokenUnreachable,
         `OAuth token endpoint KAFKA_SASL_OAUTH_TOKEN_URL (${tokenUrl}) did not answer: ${errorText(error)}`,
         { setting: 'KAFKA_SASL_OAUTH_TOKEN_URL' },
         { cause: error },
@@ -84,7 +97,7 @@ export class OAuthClientCredentials {
           ? 'KAFKA_SASL_OAUTH_SCOPE'
           : 'KAFKA_SASL_OAUTH_CLIENT_ID and KAFKA_SASL_OAUTH_CLIENT_SECRET';
       throw new OAuthTokenError(
-        'KAFKA_OAUTH_TOKEN_REFUSED',
+        KafkaErrorCode.OauthTokenRefused,
         `OAuth token endpoint refused the client-credentials grant (${code}): check ${settings}`,
         { setting: settings, status: response.status },
       );
@@ -92,7 +105,7 @@ export class OAuthClientCredentials {
     const value = json['access_token'];
     if (typeof value !== 'string' || value === '')
       throw new OAuthTokenError(
-        'KAFKA_OAUTH_TOKEN_INVALID',
+        KafkaErrorCode.OauthTokenInvalid,
         'OAuth token endpoint answered without an access_token: check KAFKA_SASL_OAUTH_TOKEN_URL',
         { setting: 'KAFKA_SASL_OAUTH_TOKEN_URL' },
       );

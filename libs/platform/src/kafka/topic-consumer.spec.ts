@@ -1,4 +1,4 @@
-import { defineTopic, Topics } from '@ums/contracts';
+import { defineTopic, MessageHandlingErrorCode, Topics } from '@ums/contracts';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { PinoLogger } from 'nestjs-pino';
 import { MetricsRegistry } from '../metrics/metrics-registry';
@@ -131,7 +131,9 @@ const letters = (h: Harness) =>
   h.published
     .filter((p) => p.topic === Topics.deadLetters.name)
     .flatMap((p) =>
-      p.records.map((r) => JSON.parse(String(r.value)) as { sourceOffset: string; errorCode: string }),
+      p.records.map(
+        (r) => JSON.parse(String(r.value)) as { sourceOffset: string; errorCode: string; reason: string },
+      ),
     );
 
 async function metricValue(metrics: KafkaMetrics, name: keyof KafkaMetrics, labels: Record<string, string>) {
@@ -188,7 +190,10 @@ describe('TopicConsumer', () => {
         .map((v) => v.id)
         .sort(),
     );
-    expect(letters(h).map((l) => [l.sourceOffset, l.errorCode])).toEqual([['6', 'RETRIES_EXHAUSTED']]);
+    // After retries the letter's code says so; the last error keeps its own code in the reason.
+    expect(letters(h).map((l) => [l.sourceOffset, l.errorCode, l.reason])).toEqual([
+      ['6', 'RETRIES_EXHAUSTED', 'UNEXPECTED: bad message'],
+    ]);
     expect(h.commits).toEqual(['10']);
   });
 
@@ -227,13 +232,14 @@ describe('TopicConsumer', () => {
     const h = await harness(
       async () => {
         calls++;
-        throw new NonRetryableError('NOPE', 'never');
+        throw new NonRetryableError(MessageHandlingErrorCode.RecipientMissing, 'never');
       },
       undefined,
       1,
     );
     await h.runBatch(messages([{ id: 'a' }]));
     expect(calls).toBe(1);
-    expect(letters(h).map((l) => l.errorCode)).toEqual(['NOPE']);
+    // The refusal's code is the letter's code, apart from its text.
+    expect(letters(h).map((l) => [l.errorCode, l.reason])).toEqual([['RECIPIENT_MISSING', 'never']]);
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { HttpErrorCode } from '@ums/contracts';
 import { HttpConfig, managementHost } from '../config/common.config';
 import { HealthRegistry } from '../health/health-registry';
 import type { ErrorBody } from '../http/error-response.filter';
@@ -22,8 +23,12 @@ const json = (status: number, body: unknown, headers?: Record<string, string>): 
   headers,
 });
 
-const error = (status: number, code: string, message: string, headers?: Record<string, string>): Answer =>
-  json(status, { error: { code, message } } satisfies ErrorBody, headers);
+const error = (
+  status: number,
+  code: HttpErrorCode,
+  message: string,
+  headers?: Record<string, string>,
+): Answer => json(status, { error: { code, message } } satisfies ErrorBody, headers);
 
 /**
  * The management listener (MANAGEMENT_HOST:MANAGEMENT_PORT): `/health/live`, `/health/ready` and
@@ -83,7 +88,7 @@ export class ManagementServer implements OnModuleDestroy, OnApplicationShutdown 
       answer = await this.answer(req.method ?? 'GET', (req.url ?? '/').split('?')[0] ?? '/');
     } catch (err: unknown) {
       this.logger.error({ err }, 'Management request failed');
-      answer = error(500, 'UNEXPECTED', 'Unexpected error; see the service log');
+      answer = error(500, HttpErrorCode.Unexpected, 'Unexpected error; see the service log');
     }
     res.writeHead(answer.status, {
       'content-type': answer.contentType,
@@ -95,9 +100,12 @@ export class ManagementServer implements OnModuleDestroy, OnApplicationShutdown 
   }
 
   private async answer(method: string, path: string): Promise<Answer> {
-    if (!MANAGEMENT_PATHS.includes(path)) return error(404, 'ROUTE_NOT_FOUND', `Cannot ${method} ${path}`);
+    if (!MANAGEMENT_PATHS.includes(path))
+      return error(404, HttpErrorCode.RouteNotFound, `Cannot ${method} ${path}`);
     if (method !== 'GET' && method !== 'HEAD')
-      return error(405, 'METHOD_NOT_ALLOWED', `${path} answers GET and HEAD only`, { allow: 'GET, HEAD' });
+      return error(405, HttpErrorCode.MethodNotAllowed, `${path} answers GET and HEAD only`, {
+        allow: 'GET, HEAD',
+      });
     // live: the process answers (the orchestrator restarts it when this fails).
     if (path === '/health/live') return json(200, { status: 'ok' });
     if (path === '/health/ready') return this.ready();

@@ -8,3 +8,4 @@ export * from './mysql.module';
 export * from './sql-values';
 export * from './mysql-startup-error';
 export * from './service-grants.check';
+export * from './typed-rows';

@@ -1,11 +1,12 @@
 import { type Connection, createConnection } from 'mysql2/promise';
+import { MysqlErrorCode } from '@ums/contracts';
 import { CodedError } from '../errors/coded-error';
 import { type MysqlConnectionSettings, mysql2SslOptions } from './mysql-connection-settings';
 
 /** Why MySQL refused a service at start-up, naming the setting to fix; never carries the password. */
 export class MysqlStartupError extends CodedError {
   constructor(
-    code: MysqlStartupErrorCode,
+    code: MysqlErrorCode,
     message: string,
     readonly setting: string,
     options?: { cause?: unknown },
@@ -13,15 +14,6 @@ export class MysqlStartupError extends CodedError {
     super(code, message, { setting }, options);
   }
 }
-
-export type MysqlStartupErrorCode =
-  | 'MYSQL_AUTH_FAILED'
-  | 'MYSQL_TLS_UNTRUSTED'
-  | 'MYSQL_TLS_HOST_MISMATCH'
-  | 'MYSQL_TLS_FAILED'
-  | 'MYSQL_TLS_REQUIRED'
-  | 'MYSQL_TLS_UNAVAILABLE'
-  | 'MYSQL_GRANT_MISSING';
 
 /** Node's codes for a chain that does not lead to a trusted CA. */
 const UNTRUSTED_CHAIN =
@@ -43,7 +35,7 @@ export function mysqlStartupError(
   const mode = settings.tls?.mode ?? 'DISABLED';
   if (code === 'ER_SECURE_TRANSPORT_REQUIRED' || /insecure transport are prohibited/i.test(message)) {
     return new MysqlStartupError(
-      'MYSQL_TLS_REQUIRED',
+      MysqlErrorCode.TlsRequired,
       `MySQL at ${where} accepts TLS connections only; MYSQL_SSL_MODE is ${mode}: set it to VERIFY_CA or VERIFY_IDENTITY`,
       'MYSQL_SSL_MODE',
       { cause: error },
@@ -56,7 +48,7 @@ export function mysqlStartupError(
         ? ', or MYSQL_SSL_CERT_FILE and MYSQL_SSL_KEY_FILE if the account requires a client certificate'
         : '';
     return new MysqlStartupError(
-      'MYSQL_AUTH_FAILED',
+      MysqlErrorCode.AuthFailed,
       `MySQL at ${where} refused the account: check MYSQL_USER ('${settings.user}') and MYSQL_PASSWORD${certificate} (${message})`,
       'MYSQL_PASSWORD',
       { cause: error },
@@ -64,7 +56,7 @@ export function mysqlStartupError(
   }
   if (code === 'HANDSHAKE_NO_SSL_SUPPORT') {
     return new MysqlStartupError(
-      'MYSQL_TLS_UNAVAILABLE',
+      MysqlErrorCode.TlsUnavailable,
       `MYSQL_SSL_MODE is ${mode} but MySQL at ${where} does not offer TLS`,
       'MYSQL_SSL_MODE',
       { cause: error },
@@ -77,7 +69,7 @@ export function mysqlStartupError(
 function tlsError(error: unknown, message: string, where: string, mode: string): MysqlStartupError {
   if (UNTRUSTED_CHAIN.test(message)) {
     return new MysqlStartupError(
-      'MYSQL_TLS_UNTRUSTED',
+      MysqlErrorCode.TlsUntrusted,
       `TLS handshake with MySQL at ${where} failed: its certificate is not signed by a CA in MYSQL_SSL_CA_FILE (${message})`,
       'MYSQL_SSL_CA_FILE',
       { cause: error },
@@ -85,14 +77,14 @@ function tlsError(error: unknown, message: string, where: string, mode: string):
   }
   if (/altnames|does not match certificate|Hostname\/IP/i.test(message)) {
     return new MysqlStartupError(
-      'MYSQL_TLS_HOST_MISMATCH',
+      MysqlErrorCode.TlsHostMismatch,
       `TLS handshake with MySQL at ${where} failed: its certificate does not name MYSQL_HOST (MYSQL_SSL_MODE ${mode}; ${message})`,
       'MYSQL_HOST',
       { cause: error },
     );
   }
   return new MysqlStartupError(
-    'MYSQL_TLS_FAILED',
+    MysqlErrorCode.TlsFailed,
     `TLS handshake with MySQL at ${where} failed (MYSQL_SSL_MODE ${mode}; MYSQL_SSL_CERT_FILE, MYSQL_SSL_KEY_FILE: ${message})`,
     'MYSQL_SSL_MODE',
     { cause: error },
@@ -110,7 +102,7 @@ export async function explainMysqlRefusal(
   settings: Pick<MysqlConnectionSettings, 'host' | 'port' | 'user' | 'password' | 'tls'>,
 ): Promise<MysqlStartupError | undefined> {
   const explained = mysqlStartupError(error, settings);
-  if (explained?.code !== 'MYSQL_AUTH_FAILED' || settings.tls !== undefined) return explained;
+  if (explained?.code !== MysqlErrorCode.AuthFailed || settings.tls !== undefined) return explained;
   const acceptedOverTls = await createConnection({
     host: settings.host,
     port: settings.port,

@@ -1,4 +1,9 @@
-import { MYSQL_SERVICE_GRANTS, type MysqlPrivilege, type MysqlServiceUser } from '@ums/contracts';
+import {
+  MYSQL_SERVICE_GRANTS,
+  MysqlErrorCode,
+  type MysqlPrivilege,
+  type MysqlServiceUser,
+} from '@ums/contracts';
 import { MysqlStartupError } from './mysql-startup-error';
 
 /** Runs one statement; a DataSource's or a connection's query. */
@@ -52,7 +57,7 @@ export function assertGrants(
 ): void {
   if (result.missing.length === 0) return;
   throw new MysqlStartupError(
-    'MYSQL_GRANT_MISSING',
+    MysqlErrorCode.GrantMissing,
     `MYSQL_USER '${account.login}' lacks ${result.missing.join(', ')} (the grants of ${account.user}: ` +
       '`npm run -s db:grants` prints them)',
     'MYSQL_USER',

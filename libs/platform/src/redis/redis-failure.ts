@@ -1,19 +1,9 @@
+import { RedisErrorCode } from '@ums/contracts';
 import { CodedError } from '../errors/coded-error';
 
 /** Why Redis could not be used, and the setting to look at. */
 export interface RedisFailure {
-  readonly code:
-    | 'REDIS_AUTH_FAILED'
-    | 'REDIS_ACL_DENIED'
-    | 'REDIS_TLS_UNTRUSTED'
-    | 'REDIS_TLS_REFUSED'
-    | 'REDIS_TLS_NOT_SPOKEN'
-    | 'REDIS_PLAIN_TO_TLS'
-    | 'REDIS_MODE_MISMATCH'
-    | 'REDIS_CROSSSLOT'
-    | 'REDIS_CLUSTER_DOWN'
-    | 'REDIS_SENTINEL_FAILED'
-    | 'REDIS_UNREACHABLE';
+  readonly code: Exclude<RedisErrorCode, RedisErrorCode.ConnectionClosed>;
   /** The setting(s) that decide it, e.g. `REDIS_PASSWORD`. */
   readonly setting: string;
   readonly reason: string;
@@ -72,31 +62,39 @@ function fromReply(message: string): RedisFailure | undefined {
     word === 'NOAUTH' ||
     /^ERR (AUTH|invalid password|Client sent AUTH)/.test(message)
   )
-    return failure('REDIS_AUTH_FAILED', 'REDIS_USERNAME/REDIS_PASSWORD', `authentication failed (${word})`);
+    return failure(
+      RedisErrorCode.AuthFailed,
+      'REDIS_USERNAME/REDIS_PASSWORD',
+      `authentication failed (${word})`,
+    );
   if (word === 'NOPERM')
-    return failure('REDIS_ACL_DENIED', 'REDIS_USERNAME', `the ACL user may not run a command: ${message}`);
+    return failure(
+      RedisErrorCode.AclDenied,
+      'REDIS_USERNAME',
+      `the ACL user may not run a command: ${message}`,
+    );
   if (message.includes('cluster support disabled'))
     return failure(
-      'REDIS_MODE_MISMATCH',
+      RedisErrorCode.ModeMismatch,
       'REDIS_MODE',
       'REDIS_MODE is cluster but the server is not a cluster node',
     );
   if (word === 'MOVED' || word === 'ASK')
     return failure(
-      'REDIS_MODE_MISMATCH',
+      RedisErrorCode.ModeMismatch,
       'REDIS_MODE',
       'the server is a cluster node but REDIS_MODE is not cluster',
     );
   // The server's reply, or ioredis's own check of a cluster pipeline (auto-pipelining included).
   if (word === 'CROSSSLOT' || /should belong to the same slot/.test(message))
     return failure(
-      'REDIS_CROSSSLOT',
+      RedisErrorCode.Crossslot,
       'keys (hash tags)',
       `keys of one command are in different hash slots: ${message}`,
     );
   if (word === 'CLUSTERDOWN' || message.startsWith('Failed to refresh slots cache'))
     return failure(
-      'REDIS_CLUSTER_DOWN',
+      RedisErrorCode.ClusterDown,
       'REDIS_CLUSTER_NODES',
       `the cluster does not serve all slots (${word})`,
       false,
@@ -113,13 +111,17 @@ function fromSentinels(message: string): RedisFailure {
   const last = /Last error: (.*)$/.exec(message)?.[1];
   if (last === undefined || /No such master/i.test(last))
     return failure(
-      'REDIS_SENTINEL_FAILED',
+      RedisErrorCode.SentinelFailed,
       'REDIS_SENTINEL_MASTER',
       'the sentinels know no master by that name',
     );
   if (/^(WRONGPASS|NOAUTH|ERR AUTH|ERR invalid password)/.test(last))
-    return failure('REDIS_AUTH_FAILED', 'REDIS_SENTINEL_PASSWORD', 'the sentinels refused the credentials');
-  return failure('REDIS_SENTINEL_FAILED', 'REDIS_SENTINELS', 'no sentinel answered', false);
+    return failure(
+      RedisErrorCode.AuthFailed,
+      'REDIS_SENTINEL_PASSWORD',
+      'the sentinels refused the credentials',
+    );
+  return failure(RedisErrorCode.SentinelFailed, 'REDIS_SENTINELS', 'no sentinel answered', false);
 }
 
 /** What the caller saw of the connection besides the error. */
@@ -133,12 +135,12 @@ export interface RedisFailureContext {
 function fromClose(context: RedisFailureContext): RedisFailure {
   if (context.tls === true)
     return failure(
-      'REDIS_TLS_REFUSED',
+      RedisErrorCode.TlsRefused,
       'REDIS_TLS_CERT_FILE/REDIS_TLS_KEY_FILE',
       'the server closed the TLS connection without answering; it may require a client certificate',
     );
   return failure(
-    'REDIS_PLAIN_TO_TLS',
+    RedisErrorCode.PlainToTls,
     'REDIS_URL',
     'the server closed the connection without answering; a TLS-only port needs rediss://',
   );
@@ -155,24 +157,24 @@ export function describeRedisFailure(error: unknown, context: RedisFailureContex
   const message = error instanceof Error ? error.message : String(error);
   if (UNTRUSTED_CODES.has(code))
     return failure(
-      'REDIS_TLS_UNTRUSTED',
+      RedisErrorCode.TlsUntrusted,
       'REDIS_TLS_CA_FILE',
       `TLS handshake failed: server certificate not trusted (${code})`,
     );
   if (NOT_TLS_CODES.has(code) || message.includes('before secure TLS connection was established'))
     return failure(
-      'REDIS_TLS_NOT_SPOKEN',
+      RedisErrorCode.TlsNotSpoken,
       'REDIS_URL',
       `TLS handshake failed: the port does not speak TLS (${code}); use redis://`,
     );
   if (code.startsWith('ERR_SSL_'))
     return failure(
-      'REDIS_TLS_REFUSED',
+      RedisErrorCode.TlsRefused,
       'REDIS_TLS_CERT_FILE/REDIS_TLS_KEY_FILE',
       `TLS handshake refused by the server (${code}); it may require a client certificate`,
     );
   const reply = fromReply(message);
   if (reply !== undefined) return reply;
   if (context.closedBeforeReply === true) return fromClose(context);
-  return failure('REDIS_UNREACHABLE', 'REDIS_URL', `not reachable (${code || 'no answer'})`, false);
+  return failure(RedisErrorCode.Unreachable, 'REDIS_URL', `not reachable (${code || 'no answer'})`, false);
 }

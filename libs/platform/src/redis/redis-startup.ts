@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { RedisErrorCode } from '@ums/contracts';
 import type { RedisConfig } from '../config/common.config';
 import { isRedisCluster, REDIS_COMMAND_TIMEOUT_MS, type RedisClient } from './redis-client';
 import { describeRedisFailure, RedisConnectionError, type RedisFailure } from './redis-failure';
@@ -25,7 +26,7 @@ export async function checkRedisAtStart(options: RedisStartOptions): Promise<Red
     // TCP is answered but no TLS handshake completed: a plain port waits for a command forever.
     throw new RedisConnectionError(
       {
-        code: 'REDIS_TLS_NOT_SPOKEN',
+        code: RedisErrorCode.TlsNotSpoken,
         setting: 'REDIS_URL',
         reason:
           'the port accepts connections but completed no TLS handshake; it may not speak TLS (use redis://)',
@@ -40,7 +41,7 @@ export async function checkRedisAtStart(options: RedisStartOptions): Promise<Red
     if (/cluster_enabled:1/.test(info))
       throw new RedisConnectionError(
         {
-          code: 'REDIS_MODE_MISMATCH',
+          code: RedisErrorCode.ModeMismatch,
           setting: 'REDIS_MODE',
           reason: `the server is a cluster node but REDIS_MODE is ${options.config.REDIS_MODE}`,
           permanent: true,
@@ -74,7 +75,7 @@ function firstOutcome(client: RedisClient, tls: boolean, waitMs: number): Promis
     };
     const onClose = (): void => {
       // A reset after the TCP connection opened, before any reply: what a TLS-only port does.
-      if (!connected || (last !== undefined && last.code !== 'REDIS_UNREACHABLE')) return;
+      if (!connected || (last !== undefined && last.code !== RedisErrorCode.Unreachable)) return;
       done(describeRedisFailure(new Error('closed before answering'), { closedBeforeReply: true, tls }));
     };
     const timer = setTimeout(

@@ -51,13 +51,7 @@ export function compiledEntry(
   if (!existsSync(js)) throw new Error(`${js} not built: run npm run build`);
   return {
     command: process.execPath,
-    args: [
-      ...serviceNodeFlags(tsPath),
-      ...nodeArgs,
-      '-r',
-      join(root, 'dist', 'tools', 'runtime', 'register-aliases.js'),
-      js,
-    ],
+    args: [...serviceNodeFlags(tsPath), ...nodeArgs, js],
     env: { ...SERVICE_ENV, NODE_COMPILE_CACHE: join(root, ...COMPILE_CACHE_DIR) },
   };
 }

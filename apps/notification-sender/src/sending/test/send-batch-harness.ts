@@ -22,11 +22,19 @@ import { RateLimitMetrics } from '../../rate-limit/rate-limit.metrics';
 import { RateLimitRepository } from '../../rate-limit/rate-limit.repository';
 import { RateLimitService } from '../../rate-limit/rate-limit.service';
 import { CampaignContentRepository } from '../campaign-content.repository';
-import { MessageClaimsRepository, type StatusChange } from '../message-claims.repository';
+import { ContentRenderingService } from '../content-rendering.service';
+import { MessageClaimsRepository } from '../message-claims.repository';
+import { ProviderExchangeService } from '../provider-exchange.service';
+import { RetryRoutingService } from '../retry-routing.service';
 import { RunStatesRepository } from '../run-states.repository';
 import { SendBatchService } from '../send-batch.service';
+import { SendClaimsService } from '../send-claims.service';
+import { SendGrantsService } from '../send-grants.service';
+import { SendSettlementService } from '../send-settlement.service';
+import { SendSlicesService } from '../send-slices.service';
 import { SendingConfig } from '../sending.config';
 import { SendingMetrics } from '../sending.metrics';
+import type { StatusChange } from '../status-change';
 import type { StatusEventsPublisher } from '../status-events.publisher';
 
 /** A provider that counts what reaches it: every request is one message (single-message provider). */
@@ -88,8 +96,9 @@ export interface HarnessOptions {
 }
 
 /**
- * SendBatchService as the module builds it, on a real database and Redis, with a counting provider,
- * a recording Kafka producer and status publisher: what the sender would put on Kafka is kept here.
+ * SendBatchService and the providers it sends through, as the module builds them, on a real database
+ * and Redis, with a counting provider, a recording Kafka producer and status publisher: what the
+ * sender would put on Kafka is kept here.
  */
 export class SendBatchHarness {
   readonly statuses: StatusChange[] = [];
@@ -103,7 +112,7 @@ export class SendBatchHarness {
   private seq = 0;
 
   constructor(private readonly options: HarnessOptions) {
-    const logger = new PinoLogger({ pinoHttp: { level: 'silent' } });
+    const logger = (): PinoLogger => new PinoLogger({ pinoHttp: { level: 'silent' } });
     const registry = new MetricsRegistry('notification-sender-test');
     this.sendingConfig = loadConfig(SendingConfig, options.sendingEnv ?? {});
     const providersConfig = loadConfig(ProvidersConfig, options.providersEnv ?? {});
@@ -113,7 +122,7 @@ export class SendBatchHarness {
       new RateLimitRepository(options.redis, rateConfig),
       rateConfig,
       this.rateMetrics,
-      logger,
+      logger(),
     );
     this.rateLimit = options.rateLimit?.(realLimiter) ?? realLimiter;
     this.claims = options.claims ?? new MessageClaimsRepository(options.ds);
@@ -137,19 +146,28 @@ export class SendBatchHarness {
         return Promise.resolve();
       },
     };
-    this.service = new SendBatchService(
+    const metrics = new SendingMetrics(registry);
+    const grants = new SendGrantsService(this.rateLimit, metrics, logger());
+    const settlement = new SendSettlementService(
       this.claims,
       statuses as unknown as StatusEventsPublisher,
-      options.campaigns?.(realCampaigns) ?? realCampaigns,
+      new RetryRoutingService(producer as unknown as KafkaProducer, this.sendingConfig),
+      metrics,
+    );
+    const slices = new SendSlicesService(
+      grants,
+      new SendClaimsService(this.claims, this.sendingConfig, providersConfig, metrics, logger()),
+      new ContentRenderingService(options.campaigns?.(realCampaigns) ?? realCampaigns),
+      new ProviderExchangeService(options.provider as unknown as ProviderRegistry, grants, logger()),
+      settlement,
+    );
+    this.service = new SendBatchService(
+      this.claims,
       new RunStatesRepository(options.ds),
       credentials as unknown as CredentialLoader,
-      options.provider as unknown as ProviderRegistry,
-      this.rateLimit,
-      producer as unknown as KafkaProducer,
-      this.sendingConfig,
-      providersConfig,
-      new SendingMetrics(registry),
-      logger,
+      slices,
+      settlement,
+      metrics,
     );
   }
 

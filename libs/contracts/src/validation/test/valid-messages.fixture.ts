@@ -3,6 +3,7 @@ import { FailureReason } from '../../enums/failure-reason.enum';
 import { MessageStatus } from '../../enums/message-status.enum';
 import { Provider } from '../../enums/provider.enum';
 import { SubscriberAlertKind } from '../../enums/subscriber-alert-kind.enum';
+import { MessageHandlingErrorCode } from '../../errors/message-handling-error-code.enum';
 import { SendLane } from '../../messages/message-batch.message';
 import { ProviderEventKind } from '../../messages/provider-event.message';
 import { RunRequestReason } from '../../messages/run-requested.message';
@@ -172,7 +173,7 @@ export const validMessages: Readonly<Record<string, readonly object[]>> = {
       value: '{}',
       valueEncoding: 'utf8',
       headers: { 'ums-attempt': '5' },
-      errorCode: 'RETRIES_EXHAUSTED',
+      errorCode: MessageHandlingErrorCode.RetriesExhausted,
       reason: 'HTTP 503',
       attempts: 5,
       failedAt: at,

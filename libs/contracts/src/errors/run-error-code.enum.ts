@@ -1,0 +1,15 @@
+/** Refusals about campaign runs (campaign-scheduler API and state rules). */
+export enum RunErrorCode {
+  /** 404: the campaign has no run with this id. */
+  NotFound = 'RUN_NOT_FOUND',
+  /** 409: the run's state does not allow this action or event. */
+  TransitionRefused = 'RUN_TRANSITION_REFUSED',
+}
+
+/** Refusals about single messages (campaign-scheduler API and state rules). */
+export enum MessageErrorCode {
+  /** 404: no message with this id (or idempotency key) for the caller's tenant. */
+  NotFound = 'MESSAGE_NOT_FOUND',
+  /** A status event that the message's current state does not accept (it is absorbed, not applied). */
+  TransitionRefused = 'MESSAGE_TRANSITION_REFUSED',
+}
