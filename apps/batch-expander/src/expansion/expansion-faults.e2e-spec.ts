@@ -16,7 +16,8 @@ import type { DataSource } from 'typeorm';
 
 jest.setTimeout(600_000);
 
-const RECIPIENTS = 100_000;
+/** 500 batches: each fault lands with a window of batches in flight and most of the run still to go. */
+const RECIPIENTS = 50_000;
 const BATCH_SIZE = 100;
 const STEP = 5;
 const WINDOW = 20;
@@ -199,7 +200,7 @@ describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => 
     const runId = await createRun(campaignId);
 
     const kills: { cursorAtKill: number; cursorResumedFrom: number }[] = [];
-    for (const threshold of [20_000, 45_000, 70_000]) {
+    for (const threshold of [0.2, 0.45, 0.7].map((share) => share * RECIPIENTS)) {
       await waitUntil(`checkpoint past ${threshold}`, async () => (await runRow(runId)).cursor >= threshold, {
         timeoutMs: 120_000,
         intervalMs: 20,
@@ -265,7 +266,7 @@ describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => 
     while (expanders.filter((e) => e.process.running).length < 2)
       await startExpander(`handoff-${expanders.length}`);
     const runId = await createRun(campaignId);
-    await waitUntil('expansion under way', async () => (await runRow(runId)).cursor >= 20_000, {
+    await waitUntil('expansion under way', async () => (await runRow(runId)).cursor >= 0.2 * RECIPIENTS, {
       timeoutMs: 120_000,
       intervalMs: 20,
     });
@@ -306,7 +307,7 @@ describe('batch expansion under faults (real Kafka, MariaDB, processes)', () => 
     while (expanders.filter((e) => e.process.running).length < 2)
       await startExpander(`freeze-${expanders.length}`);
     const runId = await createRun(campaignId);
-    await waitUntil('expansion under way', async () => (await runRow(runId)).cursor >= 15_000, {
+    await waitUntil('expansion under way', async () => (await runRow(runId)).cursor >= 0.15 * RECIPIENTS, {
       timeoutMs: 120_000,
       intervalMs: 20,
     });
