@@ -16,3 +16,14 @@ export const KafkaHeaders = {
   /** Set on a message an operator replayed from the dead letters: the stored dead letter's id. */
   deadLetterReplay: 'ums-dead-letter-replay',
 } as const;
+
+/** Where and when a failed message is tried again: what a retry-tier copy's headers say. */
+export interface RetryForward {
+  /** Epoch milliseconds before which the copy must not be processed. */
+  readonly dueAt: number;
+  /** Attempts made before the copy was written (1 on the first tier). */
+  readonly attempt: number;
+  /** The topic whose consumers own the message: where a replayed dead letter goes back to. */
+  readonly originTopic: string;
+  readonly lastError: string;
+}

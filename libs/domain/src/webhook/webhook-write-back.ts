@@ -3,6 +3,7 @@ import {
   type DeadLetterCauseCode,
   describeFailure,
   KafkaHeaders,
+  type RetryForward,
   MessageHandlingErrorCode,
   SubscriberErrorCode,
   Topics,
@@ -33,12 +34,7 @@ export interface WebhookRetryCopy {
   readonly key: string;
   readonly value: WebhookDeliveryV1;
   /** What the copy's headers say: when it is due, the attempts made, the topic it belongs to, why. */
-  readonly forward: {
-    readonly dueAt: number;
-    readonly attempt: number;
-    readonly originTopic: string;
-    readonly lastError: string;
-  };
+  readonly forward: RetryForward;
 }
 
 /** A delivery out of retries, to be wrapped as a dead letter. */

@@ -1,18 +1,7 @@
-import { KafkaHeaders } from '@ums/contracts';
+import { KafkaHeaders, type RetryForward } from '@ums/contracts';
 
 /** Characters of the last error a forwarded copy carries in its header. */
 export const LAST_ERROR_HEADER_CHARS = 1024;
-
-/** Where and when a failed message is tried again. */
-export interface RetryForward {
-  /** Epoch milliseconds before which the copy must not be processed. */
-  readonly dueAt: number;
-  /** Attempts made before the copy was written (1 on the first tier). */
-  readonly attempt: number;
-  /** The topic whose consumers own the message: where a replayed dead letter goes back to. */
-  readonly originTopic: string;
-  readonly lastError: string;
-}
 
 /**
  * The headers of a copy forwarded to a retry tier: the record's own headers, then when it is due,

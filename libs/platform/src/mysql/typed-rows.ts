@@ -1,6 +1,6 @@
 /** What can run SQL: a TypeORM DataSource, EntityManager or QueryRunner. */
 export interface SqlRunner {
-  query(sql: string, parameters?: unknown[]): Promise<unknown>;
+  query(sql: string, parameters?: readonly unknown[]): Promise<unknown>;
 }
 
 /**
@@ -13,7 +13,7 @@ export async function selectRows<Row extends object>(
   sql: string,
   parameters: readonly unknown[] = [],
 ): Promise<Row[]> {
-  return (await runner.query(sql, [...parameters])) as Row[];
+  return (await runner.query(sql, parameters)) as Row[];
 }
 
 /** What mysql2 answers to INSERT, UPDATE and DELETE. */
@@ -28,5 +28,5 @@ export async function writeRows(
   sql: string,
   parameters: readonly unknown[] = [],
 ): Promise<WriteResult> {
-  return (await runner.query(sql, [...parameters])) as WriteResult;
+  return (await runner.query(sql, parameters)) as WriteResult;
 }
