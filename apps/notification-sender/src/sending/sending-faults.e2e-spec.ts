@@ -105,15 +105,16 @@ describe('sending exactly once with senders SIGKILLed (real Kafka, MariaDB, Redi
     // Each SENT row was accepted by the provider; accepted ones not SENT were left UNKNOWN by a kill.
     expect(stats.distinctMessages).toBeGreaterThanOrEqual(sent);
     expect(stats.distinctMessages).toBeLessThanOrEqual(sent + unknown);
-    // The refused recipients are FAILED after one attempt, never retried. One that a killed sender held
-    // in flight is UNKNOWN instead (CI saw this once); the provider still refused it at most once.
+    // The refused recipients are FAILED by the refusal, never retried after it: the provider refused each
+    // at most once (below). Their first attempt may have met the simulator's 5xx (1% of requests), which is
+    // retried, so attempts is 1 or more. One that a killed sender held in flight is UNKNOWN instead.
     const refused = (await fixture.ds.query(
       'SELECT recipient, state, attempts, error_code FROM messages WHERE run_id = ? AND recipient IN (?)',
       [runId, REFUSED],
     )) as { recipient: string; state: string; attempts: number; error_code: string }[];
     expect(refused).toHaveLength(REFUSED.length);
     for (const row of refused) {
-      expect(row.attempts).toBe(1);
+      expect(row.attempts).toBeGreaterThanOrEqual(1);
       expect(['FAILED', 'UNKNOWN']).toContain(row.state);
     }
     const refusedFailed = refused.filter((row) => row.state === 'FAILED').length;

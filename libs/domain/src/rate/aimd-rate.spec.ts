@@ -59,20 +59,42 @@ describe('AIMD rate', () => {
   describe('decrease', () => {
     const congested: AimdWindow = { ...quiet, granted: 100, accepted: 90, congested: 10 };
 
-    it('cuts multiplicatively at once on congestion, naming the cause', () => {
+    it('cuts multiplicatively at once on throttling, naming the cause', () => {
       expect(decideAimd(state(800), congested, T0 + 10, params)).toEqual({
         action: 'decrease',
         rate: 560,
         cause: 'throttled',
       });
+    });
+
+    it('judges 5xx and timeouts over a whole interval, naming the larger as the cause', () => {
       const errors: AimdWindow = { ...quiet, accepted: 40, errors5xx: 6, timeouts: 4 };
-      expect(decideAimd(state(800), errors, T0 + 10, params)).toEqual({
+      expect(decideAimd(state(800), errors, T0 + 10, params)).toEqual({ action: 'hold' });
+      expect(decideAimd(state(800), errors, T0 + 1000, params)).toEqual({
         action: 'decrease',
         rate: 560,
         cause: 'server_error',
       });
       const timeouts: AimdWindow = { ...quiet, accepted: 40, timeouts: 10 };
-      expect(decideAimd(state(800), timeouts, T0 + 10, params)).toMatchObject({ cause: 'timeout' });
+      expect(decideAimd(state(800), timeouts, T0 + 1000, params)).toMatchObject({ cause: 'timeout' });
+    });
+
+    it('does not cut for one failed bulk request early in a window of healthy sends', () => {
+      // A request of 60 messages answered 5xx, the first report of a new window.
+      const early: AimdWindow = { ...quiet, granted: 60, errors5xx: 60 };
+      expect(decideAimd(state(800), early, T0 + 20, params)).toEqual({ action: 'hold' });
+      // By the end of the interval the window holds the healthy sends too: 60 of 860 is below 10%.
+      const whole: AimdWindow = { ...quiet, granted: 860, accepted: 800, errors5xx: 60 };
+      expect(decideAimd(state(800), whole, T0 + 1000, params)).toEqual({ action: 'increase', rate: 850 });
+    });
+
+    it('cuts for 5xx on most requests once the interval is over', () => {
+      const failing: AimdWindow = { ...quiet, granted: 800, accepted: 500, errors5xx: 300 };
+      expect(decideAimd(state(800), failing, T0 + 999, params)).toEqual({ action: 'hold' });
+      expect(decideAimd(state(800), failing, T0 + 1000, params)).toMatchObject({
+        action: 'decrease',
+        cause: 'server_error',
+      });
     });
 
     it('never cuts below the floor', () => {

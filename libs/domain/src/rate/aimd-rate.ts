@@ -87,9 +87,12 @@ export function utilization(granted: number, rate: number, elapsedMs: number): n
 }
 
 /**
- * The next step for a credential, evaluated whenever signals arrive. Congestion cuts at once
- * (once per cooldown; congestion inside the cooldown is discarded); without congestion the rate
- * grows by one step per full interval in which the bucket was used near its rate.
+ * The next step for a credential, evaluated whenever signals arrive. Throttling cuts at once (once
+ * per cooldown; congestion inside the cooldown is discarded). 5xx and timeouts are judged over a whole
+ * interval: a bulk request that fails fails all of its messages, and early in a window those alone
+ * would be most of its attempts (on a healthy provider with 0.2% of requests failing, one such
+ * request per window cut the rate five times in 50 s). Without congestion the rate grows by one step
+ * per full interval in which the bucket was used near its rate.
  */
 export function decideAimd(
   state: AimdState,
@@ -99,13 +102,14 @@ export function decideAimd(
 ): AimdStep {
   const rate = clampRate(state.rate, params);
   const cause = congestionOf(window, params.congestion);
-  if (cause !== undefined) {
+  const elapsedMs = nowMs - state.windowStartMs;
+  const whole = elapsedMs >= params.intervalMs;
+  if (cause === 'throttled' || (cause !== undefined && whole)) {
     if (nowMs - state.lastDecreaseMs < params.cooldownMs)
       return { action: 'restart', rate, reason: 'cooldown' };
     return { action: 'decrease', rate: Math.max(params.floor, rate * params.decreaseFactor), cause };
   }
-  const elapsedMs = nowMs - state.windowStartMs;
-  if (elapsedMs < params.intervalMs) return { action: 'hold' };
+  if (!whole) return { action: 'hold' };
   if (rate >= params.ceiling) return { action: 'restart', rate, reason: 'at_ceiling' };
   if (utilization(window.granted, rate, elapsedMs) < params.minUtilization) {
     return { action: 'restart', rate, reason: 'underused' };

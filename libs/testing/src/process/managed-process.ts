@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface ManagedProcessOptions {
@@ -98,7 +98,7 @@ export class ManagedProcess {
   /** For waitUntil's abortIf: a reason when the process died on its own. */
   readonly exitedUnexpectedly = (): string | undefined =>
     this.child !== undefined && !this.running && !this.expectingExit
-      ? `${this.options.name} exited (code ${String(this.child.exitCode)}, signal ${String(this.child.signalCode)}); see ${this.options.logFile}`
+      ? `${this.options.name} exited (code ${String(this.child.exitCode)}, signal ${String(this.child.signalCode)}); see ${this.options.logFile}, which ends:\n${logTail(this.options.logFile)}`
       : undefined;
 
   /** Resolves with the exit code when the process ends by itself. */
@@ -111,3 +111,27 @@ const liveChildren = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of liveChildren) child.kill('SIGKILL');
 });
+
+/** The last lines of a log (at most 3 KB, each cut to 500 characters): why a process died, in the test's failure. */
+export function logTail(file: string, bytes = 3_072): string {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const buffer = Buffer.alloc(Math.min(bytes, size));
+      readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+      return buffer
+        .toString('utf8')
+        .split('\n')
+        .slice(size > bytes ? 1 : 0)
+        .filter((line) => line.trim() !== '')
+        .slice(-8)
+        .map((line) => `  ${line.length > 500 ? `${line.slice(0, 500)}...` : line}`)
+        .join('\n');
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error: unknown) {
+    return `  (log unreadable: ${error instanceof Error ? error.message : String(error)})`;
+  }
+}
