@@ -159,20 +159,25 @@ describe('dead-letter maintenance (real MariaDB)', () => {
   });
 
   it('reads the open count and the pruning range from the replayed index, not the whole table', async () => {
-    await entries(50, SEND_REQUESTS, 'CREDENTIAL_NOT_FOUND');
+    // Thousands of rows, open and recently replayed: on a table of a few dozen rows the optimizer's choice
+    // follows stale statistics (an earlier test's rows) and a full scan can win. Here neither query may.
+    await entries(1_500, SEND_REQUESTS, 'CREDENTIAL_NOT_FOUND');
+    await entries(1_500, SEND_REQUESTS, 'CREDENTIAL_NOT_FOUND', 0.05);
     await ds.query('ANALYZE TABLE dead_letters');
     // TRADITIONAL: MySQL 9.7 prints a tree by default (explain_format); MariaDB 10.11 and MySQL 8 take it too.
     const plan = (await ds.query(
       `EXPLAIN FORMAT=TRADITIONAL SELECT source_topic, error_code, COUNT(*) AS n FROM dead_letters
         WHERE replayed_at IS NULL GROUP BY source_topic, error_code`,
     )) as { key: string | null; Extra: string | null }[];
-    expect(plan[0]?.key).toBe('idx_dead_letters_replayed');
-    expect(plan[0]?.Extra ?? '').toContain('Using index');
+    expect(plan[0]).toMatchObject({
+      key: 'idx_dead_letters_replayed',
+      Extra: expect.stringContaining('Using index'),
+    });
     const prune = (await ds.query(
       `EXPLAIN FORMAT=TRADITIONAL DELETE FROM dead_letters WHERE replayed_at < UTC_TIMESTAMP(3) - INTERVAL 1 DAY
         ORDER BY replayed_at LIMIT 1000`,
     )) as { key: string | null }[];
-    expect(prune[0]?.key).toBe('idx_dead_letters_replayed');
+    expect(prune[0]).toMatchObject({ key: 'idx_dead_letters_replayed' });
   });
 
   it('a failing part is reported and the other still runs', async () => {
