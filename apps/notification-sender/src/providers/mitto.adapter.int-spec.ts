@@ -159,6 +159,7 @@ describe('MittoAdapter (local HTTP server with Mitto bulk answers)', () => {
         reason: FailureReason.Rejected,
         code: 'UNAUTHORIZED',
         detail: 'Missing or invalid X-Mitto-API-Key',
+        request: 0,
       },
       {
         messageId: '2',
@@ -166,6 +167,7 @@ describe('MittoAdapter (local HTTP server with Mitto bulk answers)', () => {
         reason: FailureReason.Rejected,
         code: 'UNAUTHORIZED',
         detail: 'Missing or invalid X-Mitto-API-Key',
+        request: 0,
       },
     ]);
   });

@@ -23,8 +23,14 @@ export interface AcceptedOutcome {
   readonly providerMessageId: string | null;
 }
 
-/** What happened to one message: accepted, retryable (reason, congestion, Retry-After) or permanent. */
-export type SendOutcome = AcceptedOutcome | ({ readonly messageId: string } & ProviderFailure);
+/**
+ * What happened to one message: accepted, retryable (reason, congestion, Retry-After) or permanent.
+ * `request` numbers the provider request when it carried several messages, so that AIMD hears one
+ * signal per request (`sendSignalsOf`).
+ */
+export type SendOutcome = (AcceptedOutcome | ({ readonly messageId: string } & ProviderFailure)) & {
+  readonly request?: number;
+};
 
 /** Where a credential's requests go: the origin picks the connection pool, the path is a prefix. */
 export interface ProviderEndpoint {

@@ -24,6 +24,8 @@ describe('sendInRequests', () => {
     });
     expect(sizes).toEqual([3, 3, 1]);
     expect(outcomes.map((o) => o.messageId)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+    // Requests of several messages are numbered, so AIMD hears one signal from each; a lone message is one.
+    expect(outcomes.map((o) => o.request)).toEqual([0, 0, 0, 1, 1, 1, undefined]);
   });
 
   it('stops starting requests after congestion; the rest are NOT_ATTEMPTED, never sent, without a second congestion signal', async () => {

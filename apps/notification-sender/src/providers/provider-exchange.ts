@@ -92,7 +92,7 @@ export async function sendInRequests(
   // Per slot: requests at later slots are later sends, as separate grants were before reservations.
   const stoppedBy = new Map<number | undefined, RetryableFailure>();
   const results = await Promise.all(
-    requests.map(async ({ messages: request, slot }) => {
+    requests.map(async ({ messages: request, slot }, index) => {
       // Not before its slot, and holding no place in the credential's concurrency meanwhile.
       const waitMs = (slot ?? 0) - performance.now();
       if (waitMs > 0) await sleep(waitMs);
@@ -130,7 +130,7 @@ export async function sendInRequests(
         const outcomes = await sendRequest(request);
         const stops = outcomes.find(stopsTheSend);
         if (stops !== undefined && !stoppedBy.has(slot)) stoppedBy.set(slot, stops);
-        return outcomes;
+        return request.length > 1 ? outcomes.map((outcome) => ({ ...outcome, request: index })) : outcomes;
       });
     }),
   );

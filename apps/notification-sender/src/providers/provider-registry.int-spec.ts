@@ -164,8 +164,9 @@ describe('ProviderRegistry with credentials from MariaDB', () => {
   it('sends with a stored credential: settings from JSON, secret decrypted', async () => {
     const outcomes = await registry.send('cred_ok', [sms('1'), sms('2')]);
     expect(outcomes).toEqual([
-      { messageId: '1', kind: 'accepted', providerMessageId: 'sim-1' },
-      { messageId: '2', kind: 'accepted', providerMessageId: 'sim-2' },
+      // One bulk request: AIMD hears it as one signal.
+      { messageId: '1', kind: 'accepted', providerMessageId: 'sim-1', request: 0 },
+      { messageId: '2', kind: 'accepted', providerMessageId: 'sim-2', request: 0 },
     ]);
     expect(server.received[0]?.headers['authorization']).toBe(`Bearer ${secrets.simulator}`);
     expect(registry.adapterFor(Provider.Mitto).maxBatch).toBe(1000);

@@ -62,13 +62,15 @@ describe('SimulatorAdapter (local HTTP server with simulator answers)', () => {
     expect(request?.headers['authorization']).toBe('Bearer sim-key');
     expect((JSON.parse(request?.body ?? '') as SimBatch).credentialId).toBe('cred_sim');
     expect(outcomes).toHaveLength(1200);
-    expect(outcomes[0]).toEqual({ messageId: '1', kind: 'accepted', providerMessageId: 'sim-1' });
+    expect(outcomes[0]).toEqual({ messageId: '1', kind: 'accepted', providerMessageId: 'sim-1', request: 0 });
     expect(outcomes[99]).toEqual({
       messageId: '100',
       kind: 'permanent',
       reason: FailureReason.InvalidRecipient,
       code: 'INVALID_NUMBER',
+      request: 0,
     });
+    expect(outcomes[1_100]).toMatchObject({ messageId: '1101', request: 1 });
     expect(outcomes.filter((o) => o.kind === 'accepted')).toHaveLength(1188);
   });
 
@@ -89,6 +91,7 @@ describe('SimulatorAdapter (local HTTP server with simulator answers)', () => {
         retryAfterMs: 2000,
         congestion: true,
         ambiguous: false,
+        request: 0,
       })),
     );
   });

@@ -1,6 +1,6 @@
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { type MessageBatchV1, SendLane } from '@ums/contracts';
-import { type SendResult, sendSignalsOf } from '@ums/domain';
+import { GrantLead, type SignalledResult, sendSignalsOf } from '@ums/domain';
 import { PinoLogger } from 'nestjs-pino';
 import type { LoadedCredential } from '../providers/provider-adapter';
 import {
@@ -9,7 +9,7 @@ import {
   type RateCredential,
   RateLimitService,
 } from '../rate-limit/rate-limit.service';
-import { SEND_RATE_HEADROOM_RATIO } from './send-tuning.constants';
+import { GRANT_LEAD, SEND_RATE_HEADROOM_RATIO } from './send-tuning.constants';
 import { SendingMetrics } from './sending.metrics';
 
 /** A grant's slots on this process's clock (`performance.now()`), in order. */
@@ -17,10 +17,10 @@ function slotTimes(grant: AcquireResult): number[] {
   return grant.slotsMs.map((slotMs) => grant.decidedAt + slotMs);
 }
 
-/** Each id's slot (`performance.now()`): the grant's, in order. */
-export function slotsOf(ids: readonly string[], grant: AcquireResult): Map<string, number> {
-  const times = slotTimes(grant);
-  return new Map(ids.map((id, i) => [id, times[i] ?? grant.decidedAt]));
+/** A slice's part of a grant: each message's slot (`performance.now()`) and when the grant was decided. */
+export interface SliceGrant {
+  readonly slots: ReadonlyMap<string, number>;
+  readonly decidedAt: number;
 }
 
 /**
@@ -32,6 +32,8 @@ export function slotsOf(ids: readonly string[], grant: AcquireResult): Map<strin
 export class SendGrantsService implements BeforeApplicationShutdown {
   /** Aborts waits for tokens at shutdown; provider requests already started are let finish. */
   private readonly shutdown = new AbortController();
+  /** How far past the claim a grant's slots go (one per process: the claim's delay is the process's). */
+  private readonly lead = new GrantLead(GRANT_LEAD);
 
   constructor(
     private readonly rateLimit: RateLimitService,
@@ -53,6 +55,25 @@ export class SendGrantsService implements BeforeApplicationShutdown {
   /** Up to `want` tokens for the batch's messages (waits until some come, or shutdown). */
   take(batch: MessageBatchV1, credential: LoadedCredential, want: number): Promise<AcquireResult> {
     return this.rateLimit.take(this.tokenRequest(batch, credential, want), this.shutdown.signal);
+  }
+
+  /**
+   * Each id's slot (`performance.now()`): the grant's. On the bulk lane every slot is moved by the
+   * same lead, so that the slice is claimed and rendered by its first slot (see GrantLead); priority
+   * sends go as soon as they are ready, and a late one retakes its tokens at the cost of a round trip.
+   */
+  slotsOf(batch: MessageBatchV1, ids: readonly string[], grant: AcquireResult): SliceGrant {
+    const lead = batch.lane === SendLane.Bulk ? this.lead.leadAt(performance.now()) : 0;
+    const times = slotTimes(grant);
+    return {
+      slots: new Map(ids.map((id, i) => [id, (times[i] ?? grant.decidedAt) + lead])),
+      decidedAt: grant.decidedAt,
+    };
+  }
+
+  /** A bulk slice of the grant decided at `decidedAt` is claimed, rendered and ready to send now. */
+  ready(batch: MessageBatchV1, decidedAt: number): void {
+    if (batch.lane === SendLane.Bulk) this.lead.observe(performance.now() - decidedAt);
   }
 
   /**
@@ -103,7 +124,7 @@ export class SendGrantsService implements BeforeApplicationShutdown {
    * AIMD learns from what the provider said. Its failure must not fail the batch: the messages are
    * sent and must be recorded, so it is logged and the next report carries on.
    */
-  async report(credential: RateCredential, results: readonly SendResult[]): Promise<void> {
+  async report(credential: RateCredential, results: readonly SignalledResult[]): Promise<void> {
     try {
       await this.rateLimit.report(credential, sendSignalsOf(results));
     } catch (error: unknown) {

@@ -7,7 +7,7 @@ import type { CampaignContent } from './campaign-content.repository';
 import { ContentRenderingService } from './content-rendering.service';
 import { ProviderExchangeService } from './provider-exchange.service';
 import { type HeldClaim, type PreparedSend, SendClaimsService } from './send-claims.service';
-import { SendGrantsService, slotsOf } from './send-grants.service';
+import { SendGrantsService, type SliceGrant } from './send-grants.service';
 import { SendSettlementService } from './send-settlement.service';
 
 /**
@@ -42,7 +42,7 @@ export class SendSlicesService {
         const slice = ids.slice(next, next + grant.granted);
         next += slice.length;
         // Claimed now, sent at the slots: the claim's round trip overlaps the wait for them.
-        const send = this.sendSlice(message, slice, credential, slotsOf(slice, grant));
+        const send = this.sendSlice(message, slice, credential, this.grants.slotsOf(batch, slice, grant));
         // Handled now, reported below by allSettled: a slice that fails while the loop waits for the
         // next grant must not be an unhandled rejection (a lost MySQL connection once ended the process).
         send.catch(() => undefined);
@@ -71,12 +71,12 @@ export class SendSlicesService {
     message: ConsumedMessage<MessageBatchV1>,
     ids: readonly string[],
     credential: LoadedCredential | undefined,
-    slots?: ReadonlyMap<string, number>,
+    grant?: SliceGrant,
     failAll?: () => SendResult,
   ): Promise<void> {
     const release = await this.claims.reserve(ids.length);
     try {
-      await this.claimAndSend(message, ids, credential, release, slots, failAll);
+      await this.claimAndSend(message, ids, credential, release, grant, failAll);
     } finally {
       release();
     }
@@ -93,12 +93,12 @@ export class SendSlicesService {
     ids: readonly string[],
     credential: LoadedCredential | undefined,
     releaseClaims: () => void,
-    slots: ReadonlyMap<string, number> | undefined,
+    grant: SliceGrant | undefined,
     failAll: (() => SendResult) | undefined,
   ): Promise<void> {
     const batch = message.value;
     const campaign = failAll === undefined ? await this.content.campaignContentBefore(batch) : undefined;
-    const { token, held, skipped } = await this.claims.claim(message, ids, credential, slots);
+    const { token, held, skipped } = await this.claims.claim(message, ids, credential, grant?.slots);
     if (held === undefined) {
       if (skipped.length > 0) await this.settlement.handleSkipped(message, token, skipped);
       return;
@@ -108,14 +108,11 @@ export class SendSlicesService {
     const { results } = prepared;
     let reported: Promise<void> = Promise.resolve();
     if (prepared.outgoing.length > 0 && credential !== undefined) {
+      if (grant !== undefined) this.grants.ready(batch, grant.decidedAt);
       const outcomes = await this.sendPrepared(held, credential, prepared);
-      const sent: SendResult[] = [];
-      for (const { messageId, ...result } of outcomes) {
-        results.set(messageId, result);
-        sent.push(result);
-      }
+      for (const { messageId, request: _request, ...result } of outcomes) results.set(messageId, result);
       // Beside the recording, not before it: the claimed rows wait for no Redis round trip (it never rejects).
-      reported = this.grants.report({ credentialId: credential.id, tenantId: batch.tenantId }, sent);
+      reported = this.grants.report({ credentialId: credential.id, tenantId: batch.tenantId }, outcomes);
     }
     await this.settlement.settle(message, token, prepared.held, results, items, releaseClaims);
     await reported;

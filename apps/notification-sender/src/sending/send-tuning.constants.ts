@@ -9,3 +9,10 @@ export const SEND_RATE_HEADROOM_RATIO = 0.05;
 
 /** Extra random delay on a retry tier, as a fraction of the tier's delay (spreads a burst of retries). */
 export const SEND_RETRY_JITTER_RATIO = 0.2;
+
+/**
+ * How a grant's slots are moved past the claim (GrantLead in libs/domain): by the 95th percentile of
+ * the last 200 slices' delays from grant to ready, at most 400 ms, falling by at most 5% of the time
+ * that passes (a send rate at most 1/0.95 of the grants' while it falls, within the headroom above).
+ */
+export const GRANT_LEAD = Object.freeze({ samples: 200, quantile: 0.95, maxMs: 400, fallPerMs: 0.05 });

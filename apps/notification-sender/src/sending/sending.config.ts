@@ -21,9 +21,12 @@ export class SendingConfig {
   @Expose() @ToInt() @IsInt() @Min(100) @Max(600_000) SENDER_CLAIM_SWEEP_MS = 5_000;
   /**
    * Messages one process may hold claimed (SENDING) at once: a SIGKILL leaves at most this many
-   * UNKNOWN. At 10,000 sends/s a claim lives about 10-50 ms, so 2,000 never binds in normal work.
+   * UNKNOWN. A message is held from its claim until its result is recorded: with the database near
+   * its limit both transactions take 100-300 ms and a message is held about a second, so this also
+   * caps a process's sends/s near its value (2,000 held the demo there, and its grants went stale
+   * waiting for room).
    */
-  @Expose() @ToInt() @IsInt() @Min(1_000) @Max(1_000_000) SENDER_MAX_CLAIMED_MESSAGES = 2_000;
+  @Expose() @ToInt() @IsInt() @Min(1_000) @Max(1_000_000) SENDER_MAX_CLAIMED_MESSAGES = 5_000;
   /**
    * Retry tier delays in percent of the contract's (5 s, 30 s, 2 min, 10 min). Below 100 only for
    * tests and demos that must see a message use up its tiers in seconds (a test hook, not in .env.example).
