@@ -22,7 +22,7 @@ export class SendingConfig {
   /**
    * Messages one process may hold claimed (SENDING) at once: a SIGKILL leaves at most this many
    * UNKNOWN. A message is held from its claim until its result is recorded: with the database near
-   * its limit both transactions take 100-300 ms and a message is held about a second, so this also
+   * its limit the claim alone takes 60-400 ms and a message is held about a second, so this also
    * caps a process's sends/s near its value (2,000 held the demo there, and its grants went stale
    * waiting for room).
    */

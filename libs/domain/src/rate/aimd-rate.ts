@@ -89,8 +89,8 @@ export function utilization(granted: number, rate: number, elapsedMs: number): n
 /**
  * The next step for a credential, evaluated whenever signals arrive. Throttling cuts at once (once
  * per cooldown; congestion inside the cooldown is discarded). 5xx and timeouts are judged over a whole
- * interval: a bulk request that fails fails all of its messages, and early in a window those alone
- * would be most of its attempts. Without congestion the rate grows by one step per full interval in
+ * interval: early in a window the few requests reported are no sample of the provider's health.
+ * Without congestion the rate grows by one step per full interval in
  * which the bucket was used near its rate.
  */
 export function decideAimd(

@@ -10,6 +10,10 @@ export type SignalledResult = SendResult & { readonly request?: number };
 
 type Signal = keyof SendSignals;
 
+function noSignals(): Record<Signal, number> {
+  return { accepted: 0, congested: 0, errors5xx: 0, timeouts: 0 };
+}
+
 /** Worse first: on a tie inside one request, the worse signal names it. */
 const SEVERITY: readonly Signal[] = ['congested', 'timeouts', 'errors5xx', 'accepted'];
 
@@ -22,7 +26,7 @@ const SEVERITY: readonly Signal[] = ['congested', 'timeouts', 'errors5xx', 'acce
  * permanent rejections (a bad number) say nothing about the provider's load.
  */
 export function sendSignalsOf(results: readonly SignalledResult[]): SendSignals {
-  const counts = { accepted: 0, congested: 0, errors5xx: 0, timeouts: 0 };
+  const counts = noSignals();
   const requests = new Map<number, Record<Signal, number>>();
   for (const result of results) {
     const signal = signalOf(result);
@@ -33,7 +37,7 @@ export function sendSignalsOf(results: readonly SignalledResult[]): SendSignals 
     }
     let tally = requests.get(result.request);
     if (tally === undefined) {
-      tally = { accepted: 0, congested: 0, errors5xx: 0, timeouts: 0 };
+      tally = noSignals();
       requests.set(result.request, tally);
     }
     tally[signal]++;
