@@ -1,4 +1,4 @@
-import { databaseUse, parseCounters } from './database-counters';
+import { databaseUse, parseCounters, tableWritesOf, tableWritesPerMessage } from './database-counters';
 
 describe('database counters', () => {
   it('reads the counters it knows from SHOW GLOBAL STATUS rows, whatever their case', () => {
@@ -29,6 +29,18 @@ describe('database counters', () => {
     expect(databaseUse({ Questions: 1 }, { Questions: 3 }, 0)).toEqual({
       total: { Questions: 2 },
       perMessage: {},
+    });
+  });
+
+  it('reads per-table writes as numbers, the most index-weighted first, and divides them per message', () => {
+    const writes = tableWritesOf([
+      { TABLE_NAME: 'contacts', ROWS_CHANGED: '1000', ROWS_CHANGED_X_INDEXES: '3000' },
+      { TABLE_NAME: 'messages', ROWS_CHANGED: 4220, ROWS_CHANGED_X_INDEXES: '29570' },
+    ]);
+    expect(Object.keys(writes)).toEqual(['messages', 'contacts']);
+    expect(tableWritesPerMessage(writes, 1000)).toEqual({
+      messages: { rowsChanged: 4.22, rowsChangedXIndexes: 29.57 },
+      contacts: { rowsChanged: 1, rowsChangedXIndexes: 3 },
     });
   });
 });

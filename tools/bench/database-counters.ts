@@ -71,3 +71,92 @@ export function databaseUse(
   }
   return { total, perMessage };
 }
+
+/** Rows a table's writes changed, and the same times the indexes each change touched (MariaDB's userstat). */
+export interface TableWrites {
+  readonly rowsChanged: number;
+  readonly rowsChangedXIndexes: number;
+}
+
+/** A row of MariaDB's `information_schema.TABLE_STATISTICS` (BIGINT columns: strings or numbers). */
+export interface TableStatisticsRow {
+  readonly TABLE_NAME: string;
+  readonly ROWS_CHANGED: number | string;
+  readonly ROWS_CHANGED_X_INDEXES: number | string;
+}
+
+/**
+ * Turns on MariaDB's per-table statistics (`userstat`) for the run and returns how to read them and
+ * put the setting back. `settings` are an administrator's; undefined where the server has none (MySQL 8) or the user may not set it.
+ */
+export async function startTableWrites(
+  settings: MysqlConnectionSettings,
+  schema: string,
+): Promise<{ read: () => Promise<Record<string, TableWrites>>; restore: () => Promise<void> } | undefined> {
+  const previous = await withDatabase(settings, async (query) => {
+    try {
+      const [row] = (await query('SELECT @@GLOBAL.userstat AS on_before')) as {
+        on_before: number | string;
+      }[];
+      await query('SET GLOBAL userstat = 1');
+      await query('FLUSH TABLE_STATISTICS');
+      return Number(row?.on_before ?? 0);
+    } catch (error: unknown) {
+      // No such variable (MySQL 8) or no privilege to set it: the breakdown is left out.
+      if (isErrno(error, ER_UNKNOWN_SYSTEM_VARIABLE) || isErrno(error, ER_SPECIFIC_ACCESS_DENIED))
+        return undefined;
+      throw error;
+    }
+  });
+  if (previous === undefined) return undefined;
+  return {
+    read: async () =>
+      tableWritesOf(
+        (await withDatabase(settings, (query) =>
+          query(
+            `SELECT TABLE_NAME, ROWS_CHANGED, ROWS_CHANGED_X_INDEXES FROM information_schema.TABLE_STATISTICS
+              WHERE TABLE_SCHEMA = ?`,
+            [schema],
+          ),
+        )) as TableStatisticsRow[],
+      ),
+    restore: () =>
+      withDatabase(settings, (query) => query(`SET GLOBAL userstat = ${previous}`)).then(() => undefined),
+  };
+}
+
+const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
+const ER_SPECIFIC_ACCESS_DENIED = 1227;
+
+function isErrno(error: unknown, errno: number): boolean {
+  return typeof error === 'object' && error !== null && (error as { errno?: unknown }).errno === errno;
+}
+
+/** Per table, sorted by index-weighted changes, largest first. */
+export function tableWritesOf(rows: readonly TableStatisticsRow[]): Record<string, TableWrites> {
+  return Object.fromEntries(
+    rows
+      .map(
+        (r) =>
+          [
+            r.TABLE_NAME,
+            { rowsChanged: Number(r.ROWS_CHANGED), rowsChangedXIndexes: Number(r.ROWS_CHANGED_X_INDEXES) },
+          ] as const,
+      )
+      .sort(([, a], [, b]) => b.rowsChangedXIndexes - a.rowsChangedXIndexes),
+  );
+}
+
+/** The same per message, rounded to two decimals. */
+export function tableWritesPerMessage(
+  writes: Readonly<Record<string, TableWrites>>,
+  messages: number,
+): Record<string, TableWrites> {
+  const round = (n: number): number => Math.round((n / Math.max(messages, 1)) * 100) / 100;
+  return Object.fromEntries(
+    Object.entries(writes).map(([table, w]) => [
+      table,
+      { rowsChanged: round(w.rowsChanged), rowsChangedXIndexes: round(w.rowsChangedXIndexes) },
+    ]),
+  );
+}

@@ -11,7 +11,14 @@ import {
   type PipelineCampaignResult,
   runPipelineCampaign,
 } from '../stack/pipeline-campaign';
-import { databaseUse, type DatabaseCounterValues, readDatabaseCounters } from './database-counters';
+import {
+  databaseUse,
+  type DatabaseCounterValues,
+  readDatabaseCounters,
+  startTableWrites,
+  type TableWrites,
+  tableWritesPerMessage,
+} from './database-counters';
 import { RECOMMENDED_DATABASE_SIZES, setDatabaseSizes } from './database-settings';
 import { databaseLabel, describeHost, hostFigures } from './host-figures';
 import { CpuMeter, databaseServerPid, findProcess, peakRssMb } from './process-usage';
@@ -55,6 +62,7 @@ async function main(): Promise<void> {
   rmSync(dataDir, { recursive: true, force: true });
   let stack: LocalStack | undefined;
   let restoreDatabase: (() => Promise<void>) | undefined;
+  let tableWrites: Awaited<ReturnType<typeof startTableWrites>>;
   try {
     if (process.argv.includes('--tune-database'))
       restoreDatabase = await setDatabaseSizes(db.admin, RECOMMENDED_DATABASE_SIZES);
@@ -107,10 +115,12 @@ async function main(): Promise<void> {
       redis: findProcess('redis-server'),
       'bench driver and subscriber': process.pid,
     });
+    tableWrites = await startTableWrites(db.admin, db.settings.database);
     const countersBefore = await readDatabaseCounters(db.settings);
     cpu.start();
     let cpuUsed: ReturnType<CpuMeter['stop']> | undefined;
     let countersAfter: Promise<DatabaseCounterValues> | undefined;
+    let tablesAfter: Promise<Record<string, TableWrites>> | undefined;
     const result = await runPipelineCampaign({
       urls: stackUrls(running),
       brokers: running.brokers,
@@ -132,6 +142,7 @@ async function main(): Promise<void> {
       onSettled: () => {
         cpuUsed = cpu.stop();
         countersAfter = readDatabaseCounters(db.settings);
+        tablesAfter = tableWrites?.read();
       },
     });
     cpuUsed ??= cpu.stop();
@@ -140,6 +151,7 @@ async function main(): Promise<void> {
       await (countersAfter ?? readDatabaseCounters(db.settings)),
       recipients,
     );
+    const tables = await (tablesAfter ?? tableWrites?.read());
     const rss = Object.fromEntries(running.services.map((s) => [s.label, peakRssMb(s.process.pid)]));
     const ds = createDataSource(db.settings);
     await ds.initialize();
@@ -153,6 +165,8 @@ async function main(): Promise<void> {
       deliveryRows,
       cpu: cpuUsed,
       database,
+      // Rows changed per message in each table, and times the indexes each change touched (MariaDB).
+      ...(tables === undefined ? {} : { tableWritesPerMessage: tableWritesPerMessage(tables, recipients) }),
       host,
     };
     const file = join(outDir, 'pipeline-bench.json');
@@ -172,6 +186,7 @@ async function main(): Promise<void> {
     try {
       // Through the bench's database, so before it is dropped.
       await restoreDatabase?.();
+      await tableWrites?.restore();
     } finally {
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -194,7 +209,7 @@ async function sendFigures(
 ): Promise<SendFigures> {
   const [span] = (await ds.query(
     `SELECT COUNT(*) AS n, TIMESTAMPDIFF(MICROSECOND, MIN(claimed_at), MAX(sent_at)) AS us
-       FROM messages WHERE run_id = ? AND sent_at IS NOT NULL`,
+       FROM messages WHERE run_id = ? AND sent_at > '1970-01-01'`,
     [result.runId],
   )) as { n: string | number; us: string | number | null }[];
   const sent = Number(span?.n ?? 0);
@@ -202,7 +217,7 @@ async function sendFigures(
     const offset = Math.min(sent - 1, Math.floor(q * sent));
     const [row] = (await ds.query(
       `SELECT TIMESTAMPDIFF(MICROSECOND, ?, sent_at) AS us FROM messages
-        WHERE run_id = ? AND sent_at IS NOT NULL ORDER BY sent_at LIMIT 1 OFFSET ?`,
+        WHERE run_id = ? AND sent_at > '1970-01-01' ORDER BY sent_at LIMIT 1 OFFSET ?`,
       [result.startedAt, result.runId, Math.max(0, offset)],
     )) as { us: string | number }[];
     return Math.round(Number(row?.us ?? 0) / 1000);

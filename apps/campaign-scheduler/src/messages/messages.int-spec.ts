@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AllTopics, AuthErrorCode, MessageStatus, Scope, TENANT_HEADER } from '@ums/contracts';
-import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
+import { createDataSource, ensureTopics, KafkaNames, NEVER_SQL, runPendingMigrations } from '@ums/platform';
 import {
   bearer,
   createTenantKey,
@@ -95,16 +95,24 @@ describe('messages API (service process)', () => {
   /** runA's messages as stored, in id order: the truth every listing is compared with. */
   let truth: { id: string; state: string; recipient: string }[];
 
+  /** Rows as messageRow makes them: the provider id (index 10) goes to its own table, NULL times are NEVER. */
   async function insertMessages(rows: unknown[][]): Promise<void> {
     // Multi-row statements of 1000 rows, as the hot paths write them.
+    const never = `COALESCE(?, ${NEVER_SQL})`;
     for (let start = 0; start < rows.length; start += 1000) {
       const chunk = rows.slice(start, start + 1000);
       await ds.query(
         `INSERT INTO messages (run_id, campaign_id, tenant_id, contact_id, channel, credential_id, recipient, lane,
-           state, attempts, provider_message_id, reason, error_code, error_text, idempotency_key, sent_at,
-           delivered_at, read_at, failed_at)
-         VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        chunk.flat(),
+           state, attempts, reason, error_code, error_text, idempotency_key, sent_at, delivered_at, read_at, failed_at)
+         VALUES ${chunk.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${never}, ${never}, ${never}, ${never})`).join(', ')}`,
+        chunk.flatMap((row) => [...row.slice(0, 10), ...row.slice(11)]),
+      );
+      const named = chunk.filter((row) => row[10] !== null);
+      if (named.length === 0) continue;
+      await ds.query(
+        `INSERT INTO message_provider_ids (message_id, provider_message_id)
+         VALUES ${named.map(() => '((SELECT id FROM messages WHERE run_id = ? AND contact_id = ?), ?)').join(', ')}`,
+        named.flatMap((row) => [row[0], row[3], row[10]]),
       );
     }
   }

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, MessageStatus } from '@ums/contracts';
-import { isoOrNull as iso, MysqlReadEndpoint, selectRows, type TenantFilter } from '@ums/platform';
+import {
+  isoOrNull as iso,
+  messageTime,
+  MysqlReadEndpoint,
+  selectRows,
+  type TenantFilter,
+} from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { MessageView, RunMessageView } from './message.view';
 
@@ -48,8 +54,12 @@ interface Statement {
   readonly params: unknown[];
 }
 
-const RUN_COLUMNS = `m.id, m.recipient, m.state, m.attempts, m.provider_message_id, m.reason, m.error_code,
-  m.error_text, m.sent_at, m.delivered_at, m.read_at, m.failed_at, m.updated_at`;
+// Times NEVER_SQL until they happen, read as NULL; the provider id from its own table.
+const RUN_COLUMNS = `m.id, m.recipient, m.state, m.attempts,
+  (SELECT p.provider_message_id FROM message_provider_ids p WHERE p.message_id = m.id) AS provider_message_id,
+  m.reason, m.error_code, m.error_text, ${messageTime('m.sent_at')} AS sent_at,
+  ${messageTime('m.delivered_at')} AS delivered_at, ${messageTime('m.read_at')} AS read_at,
+  ${messageTime('m.failed_at')} AS failed_at, m.updated_at`;
 const ALL_COLUMNS = `${RUN_COLUMNS}, m.tenant_id, m.campaign_id, m.run_id, m.channel, m.credential_id, m.lane,
   m.idempotency_key, m.created_at`;
 const ALL_STATES = Object.values(MessageStatus);

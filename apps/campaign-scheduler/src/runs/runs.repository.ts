@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CampaignErrorCode, MessageStatus, RunState } from '@ums/contracts';
 import type { CampaignState } from '@ums/domain';
-import { NotFoundError, selectRows, type TenantFilter, writeRows } from '@ums/platform';
+import { NEVER_SQL, NotFoundError, selectRows, type TenantFilter, writeRows } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RUN_COLUMNS, type RunRow, type RunView, toRunView } from './run.view';
 
@@ -182,8 +182,8 @@ export class RunsRepository {
     const result = await writeRows(
       manager,
       `UPDATE messages
-          SET state = 'PENDING', claim_token = NULL, claimed_at = NULL, reason = NULL, error_code = NULL,
-              error_text = NULL, failed_at = NULL, attempts = 0, updated_at = UTC_TIMESTAMP(3)
+          SET state = 'PENDING', claim_token = '', claimed_at = ${NEVER_SQL}, reason = NULL, error_code = NULL,
+              error_text = NULL, failed_at = ${NEVER_SQL}, attempts = 0, updated_at = UTC_TIMESTAMP(3)
         WHERE run_id = ? AND state = ? AND tenant_id = ?`,
       [runId, from, run.tenantId],
     );

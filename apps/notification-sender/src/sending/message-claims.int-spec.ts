@@ -193,12 +193,13 @@ describe('message claims (real MariaDB)', () => {
     expect(changes).toHaveLength(300);
     expect(await repo.record(token, outcomes)).toHaveLength(0); // recorded once
     const rows = (await ds.query(
-      'SELECT id, state, provider_message_id, reason, error_code, claim_token FROM messages WHERE run_id = ? ORDER BY id',
+      `SELECT m.id, m.state, p.provider_message_id, m.reason, m.error_code, m.claim_token
+        FROM messages m LEFT JOIN message_provider_ids p ON p.message_id = m.id WHERE m.run_id = ? ORDER BY m.id`,
       [runId],
     )) as Record<string, string | null>[];
     expect(rows[0]).toMatchObject({ state: 'SENT', provider_message_id: `p-${ids[0]}` });
     expect(rows[220]).toMatchObject({ state: 'FAILED', reason: 'invalid-recipient', error_code: '21211' });
-    expect(rows[299]).toMatchObject({ state: 'PENDING', reason: 'throttled', claim_token: null });
+    expect(rows[299]).toMatchObject({ state: 'PENDING', reason: 'throttled', claim_token: '' });
     await countersMatchRows(runId);
     // Released messages are claimable again (their retry tier comes back).
     expect((await repo.claim(ids.slice(250), randomUUID())).claimed).toHaveLength(50);
@@ -238,7 +239,7 @@ describe('message claims (real MariaDB)', () => {
       ids.map((id) => [id, 'UNKNOWN', 'SENT', `late-${id}`]),
     );
     const rows = (await ds.query(
-      'SELECT state, provider_message_id FROM messages WHERE run_id = ? ORDER BY id',
+      `SELECT m.state, p.provider_message_id FROM messages m LEFT JOIN message_provider_ids p ON p.message_id = m.id WHERE m.run_id = ? ORDER BY m.id`,
       [runId],
     )) as { state: string; provider_message_id: string }[];
     expect(rows.map((r) => [r.state, r.provider_message_id])).toEqual(
@@ -269,9 +270,9 @@ describe('message claims (real MariaDB)', () => {
     const rows = (await ds.query(
       'SELECT state, attempts, claim_token FROM messages WHERE run_id = ? ORDER BY id',
       [runId],
-    )) as { state: string; attempts: number; claim_token: string | null }[];
+    )) as { state: string; attempts: number; claim_token: string }[];
     expect(rows.map((r) => [r.state, Number(r.attempts), r.claim_token])).toEqual([
-      ...ids.slice(0, 4).map(() => ['PENDING', 0, null]),
+      ...ids.slice(0, 4).map(() => ['PENDING', 0, '']),
       ...ids.slice(4).map(() => ['SENDING', 1, token]),
     ]);
     // Only the rows still held are reported (the others must not be sent).
@@ -328,7 +329,7 @@ describe('message claims (real MariaDB)', () => {
       [notSentId, 'PENDING'],
     ]);
     const rows = (await ds.query(
-      'SELECT id, state, attempts, provider_message_id FROM messages WHERE run_id = ? ORDER BY id',
+      `SELECT m.id, m.state, m.attempts, p.provider_message_id FROM messages m LEFT JOIN message_provider_ids p ON p.message_id = m.id WHERE m.run_id = ? ORDER BY m.id`,
       [runId],
     )) as { state: string; attempts: number; provider_message_id: string | null }[];
     expect(rows.map((r) => [r.state, Number(r.attempts)])).toEqual([

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type Channel, FailureReason, MessageStatus } from '@ums/contracts';
 import {
   jsonColumn,
+  NEVER_SQL,
   type JsonRowsColumn,
   jsonRows,
   jsonRowsTable,
@@ -84,11 +85,6 @@ interface SettledRow extends RecordableRow {
 interface LockRow {
   readonly acquired: number | string | null;
 }
-
-const SENT_COLUMNS: readonly JsonRowsColumn[] = [
-  { name: 'id', type: 'BIGINT UNSIGNED' },
-  { name: 'provider_message_id', type: 'VARCHAR(256)' },
-];
 
 const FAILURE_COLUMNS: readonly JsonRowsColumn[] = [
   { name: 'id', type: 'BIGINT UNSIGNED' },
@@ -191,7 +187,7 @@ export class MessageClaimsRepository {
       await writeRows(
         manager,
         `UPDATE messages FORCE INDEX (PRIMARY)
-            SET state = 'PENDING', claim_token = NULL, claimed_at = NULL,
+            SET state = 'PENDING', claim_token = '', claimed_at = ${NEVER_SQL},
                 attempts = GREATEST(CAST(attempts AS SIGNED) - 1, 0), updated_at = UTC_TIMESTAMP(3)
           WHERE id IN (?)`,
         [rows.map((r) => r.id)],
@@ -241,10 +237,10 @@ export class MessageClaimsRepository {
     if (ids.length === 0) return [];
     const rows = await selectRows<SettledRow>(
       this.dataSource,
-      `SELECT id, run_id, campaign_id, tenant_id, channel, recipient, state, provider_message_id,
-              reason, error_code, error_text
-         FROM messages
-        WHERE id IN (?) AND state IN ('SENT', 'FAILED', 'UNKNOWN') AND attempts > 0`,
+      `SELECT m.id, m.run_id, m.campaign_id, m.tenant_id, m.channel, m.recipient, m.state, p.provider_message_id,
+              m.reason, m.error_code, m.error_text
+         FROM messages m LEFT JOIN message_provider_ids p ON p.message_id = m.id
+        WHERE m.id IN (?) AND m.state IN ('SENT', 'FAILED', 'UNKNOWN') AND m.attempts > 0`,
       [ids],
     );
     return rows.map(settledChangeOf);
@@ -372,22 +368,28 @@ export class MessageClaimsRepository {
 }
 
 /**
- * The SENT rows of a record, with their provider ids. Per-row values come in as one JSON document
- * (jsonRowsTable): CASE id WHEN ... lists are scanned for every row, quadratic in the batch.
+ * The SENT rows of a record, and their provider ids in `message_provider_ids` (the row keeps its
+ * length: an update in place). A message recorded again after a release keeps its latest id.
  */
 async function writeSent(manager: SqlRunner, sent: readonly SentOutcome[]): Promise<void> {
   if (sent.length === 0) return;
   await writeRows(
     manager,
-    `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(SENT_COLUMNS, 'v')} ON m.id = v.id
-        SET m.state = 'SENT', m.sent_at = UTC_TIMESTAMP(3), m.updated_at = UTC_TIMESTAMP(3),
-            m.provider_message_id = v.provider_message_id`,
-    [
-      jsonRows(
-        SENT_COLUMNS,
-        sent.map((s) => ({ id: s.id, provider_message_id: s.providerMessageId })),
-      ),
-    ],
+    `UPDATE messages FORCE INDEX (PRIMARY)
+        SET state = 'SENT', sent_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
+      WHERE id IN (?)`,
+    [sent.map((s) => s.id)],
+  );
+  const named = sent.flatMap((s) =>
+    s.providerMessageId === null || s.providerMessageId === '' ? [] : [[s.id, s.providerMessageId]],
+  );
+  if (named.length === 0) return;
+  await writeRows(
+    manager,
+    `INSERT INTO message_provider_ids (message_id, provider_message_id)
+     VALUES ${named.map(() => '(?, ?)').join(', ')}
+     ON DUPLICATE KEY UPDATE provider_message_id = VALUES(provider_message_id)`,
+    named.flat(),
   );
 }
 
@@ -404,7 +406,7 @@ async function writeFailures(
     state === MessageStatus.Failed
       ? 'm.failed_at = UTC_TIMESTAMP(3),'
       : state === MessageStatus.Pending
-        ? `m.claim_token = NULL, m.claimed_at = NULL,
+        ? `m.claim_token = '', m.claimed_at = ${NEVER_SQL},
            m.attempts = GREATEST(CAST(m.attempts AS SIGNED) - CAST(v.give_back AS SIGNED), 0),`
         : '';
   await writeRows(

@@ -302,7 +302,7 @@ describe('claims around the provider call (real MariaDB and Redis)', () => {
     await harness.service.send(harness.batch(run, run.ids));
     expect(new Set(expired)).toEqual(new Set(run.ids));
     const rows = (await ds.query(
-      'SELECT id, state, provider_message_id FROM messages WHERE run_id = ? ORDER BY id',
+      `SELECT m.id, m.state, p.provider_message_id FROM messages m LEFT JOIN message_provider_ids p ON p.message_id = m.id WHERE m.run_id = ? ORDER BY m.id`,
       [run.runId],
     )) as { id: string; state: string; provider_message_id: string | null }[];
     expect(rows.map((r) => [String(r.id), r.state, r.provider_message_id])).toEqual(

@@ -1,5 +1,5 @@
 import { Channel, SendRequestKind, type SendRequestV1, Topics } from '@ums/contracts';
-import { KafkaNames } from '@ums/platform';
+import { KafkaNames, messageTime } from '@ums/platform';
 import { insertSimulatorCredential, seedCampaign, sumMetric, testKafka, waitUntil } from '@ums/testing';
 import { SendingFixture } from './test/sending-fixture';
 
@@ -153,7 +153,7 @@ describe('rate limits end to end: three senders, one credential (real Kafka, Mar
           `single send ${i} sent`,
           async () => {
             const rows = (await fixture.ds.query(
-              `SELECT state, TIMESTAMPDIFF(MICROSECOND, created_at, sent_at) / 1000 AS waited_ms
+              `SELECT state, TIMESTAMPDIFF(MICROSECOND, created_at, ${messageTime('sent_at')}) / 1000 AS waited_ms
                  FROM messages WHERE tenant_id = 'acme' AND idempotency_key = ?`,
               [`otp-${t}-${i}`],
             )) as { state: string; waited_ms: string | number | null }[];

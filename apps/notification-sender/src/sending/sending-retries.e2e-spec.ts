@@ -1,5 +1,5 @@
 import { Topics } from '@ums/contracts';
-import { KafkaNames } from '@ums/platform';
+import { KafkaNames, messageTime } from '@ums/platform';
 import { insertSimulatorCredential, seedCampaign, sumMetric, testKafka, waitUntil } from '@ums/testing';
 import { SendingFixture } from './test/sending-fixture';
 
@@ -17,7 +17,7 @@ interface MessageRow {
 async function messages(fixture: SendingFixture, runId: string): Promise<MessageRow[]> {
   return (await fixture.ds.query(
     `SELECT id, state, attempts, reason, error_code,
-            TIMESTAMPDIFF(MICROSECOND, created_at, sent_at) / 1000 AS waited_ms
+            TIMESTAMPDIFF(MICROSECOND, created_at, ${messageTime('sent_at')}) / 1000 AS waited_ms
        FROM messages WHERE run_id = ? ORDER BY id`,
     [runId],
   )) as MessageRow[];

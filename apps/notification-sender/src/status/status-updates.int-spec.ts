@@ -1,5 +1,5 @@
 import { FailureReason, MessageStatus } from '@ums/contracts';
-import { createDataSource, runPendingMigrations } from '@ums/platform';
+import { createDataSource, messageTime, runPendingMigrations } from '@ums/platform';
 import { createTestDatabase, seedCampaign } from '@ums/testing';
 import type { DataSource } from 'typeorm';
 import { type ReportedStatus, StatusUpdatesRepository } from './status-updates.repository';
@@ -49,7 +49,11 @@ describe('status application (real MariaDB)', () => {
       [runId, `cred_${campaignId}`, state, campaignId],
     );
     if (state === Sent) {
-      await ds.query(`UPDATE messages SET provider_message_id = CONCAT('p-', id) WHERE run_id = ?`, [runId]);
+      await ds.query(
+        `INSERT INTO message_provider_ids (message_id, provider_message_id)
+         SELECT id, CONCAT('p-', id) FROM messages WHERE run_id = ?`,
+        [runId],
+      );
     }
     const ids = (
       (await ds.query('SELECT id FROM messages WHERE run_id = ? ORDER BY id', [runId])) as { id: string }[]
@@ -75,8 +79,11 @@ describe('status application (real MariaDB)', () => {
 
   async function rowsOf(runId: string): Promise<Map<string, Record<string, unknown>>> {
     const rows = (await ds.query(
-      `SELECT id, state, provider_message_id, reason, error_code, error_text, sent_at, delivered_at, read_at, failed_at
-         FROM messages WHERE run_id = ?`,
+      // As the API reads them: times not yet happened are NULL.
+      `SELECT m.id, m.state, p.provider_message_id, m.reason, m.error_code, m.error_text,
+              ${messageTime('m.sent_at')} AS sent_at, ${messageTime('m.delivered_at')} AS delivered_at,
+              ${messageTime('m.read_at')} AS read_at, ${messageTime('m.failed_at')} AS failed_at
+         FROM messages m LEFT JOIN message_provider_ids p ON p.message_id = m.id WHERE m.run_id = ?`,
       [runId],
     )) as Record<string, unknown>[];
     return new Map(rows.map((r) => [String(r['id']), r]));

@@ -5,6 +5,8 @@ import {
   type JsonRowsColumn,
   jsonRows,
   jsonRowsTable,
+  messageTime,
+  NEVER_SQL,
   selectRows,
   type SqlRunner,
   sqlDateTime,
@@ -45,7 +47,12 @@ interface MessageRow extends ChangedMessageRow {
   readonly provider_message_id: string | null;
 }
 
-/** A column the status UPDATE sets from the rows' values; `keep`: an existing value stays (COALESCE). */
+/** A message id found by its provider id. */
+interface ProviderIdRow {
+  readonly message_id: string;
+}
+
+/** A column the status UPDATE sets from the rows' values; `keep`: a message time, set once (COALESCE). */
 interface SetColumn extends JsonRowsColumn {
   readonly keep: boolean;
   readonly valueOf: (plan: RowPlan) => string | null | undefined;
@@ -67,15 +74,8 @@ const TIME_COLUMN: Partial<Record<MessageStatus, 'sent_at' | 'delivered_at' | 'r
   [MessageStatus.Failed]: 'failed_at',
 };
 
-/** Columns every status UPDATE may set: the provider id and the time of each state, where none is yet. */
+/** Columns every status UPDATE may set: the time of each state, where none is yet. */
 const PROGRESS_COLUMNS: readonly SetColumn[] = [
-  // Only rows that have none yet (a status that came before our SENT record) need it set.
-  {
-    name: 'provider_message_id',
-    keep: true,
-    type: 'VARCHAR(256)',
-    valueOf: (p: RowPlan) => (p.row.provider_message_id === null ? p.providerMessageId : undefined),
-  },
   ...(['sent_at', 'delivered_at', 'read_at', 'failed_at'] as const).map((name): SetColumn => ({
     name,
     keep: true,
@@ -101,8 +101,10 @@ const FAILURE_SET_COLUMNS: readonly SetColumn[] = [
   },
 ];
 
-const COLUMNS =
-  'id, run_id, campaign_id, tenant_id, channel, credential_id, recipient, state, provider_message_id';
+// The provider id through a subquery: the locking read locks the message rows only (a subquery of a
+// locking read locks nothing), and every writer of message_provider_ids holds the message row's lock.
+const COLUMNS = `m.id, m.run_id, m.campaign_id, m.tenant_id, m.channel, m.credential_id, m.recipient, m.state,
+  (SELECT p.provider_message_id FROM message_provider_ids p WHERE p.message_id = m.id) AS provider_message_id`;
 
 /**
  * Applies provider-reported statuses to message rows, forward only (SENT < DELIVERED < READ;
@@ -128,6 +130,7 @@ export class StatusUpdatesRepository {
         .filter((plan) => plan.to !== plan.from)
         .sort((x, y) => compareIds(x.row.run_id, y.row.run_id));
       await this.updateRows(manager, changed);
+      await this.nameRows(manager, changed);
       await moveCounters(
         manager,
         changed.map((plan) => ({ runId: plan.row.run_id, from: plan.from, to: plan.to })),
@@ -147,18 +150,18 @@ export class StatusUpdatesRepository {
     ];
     const found = new Map<string, MessageRow>();
     if (providerIds.length > 0) {
-      const rows = await selectRows<MessageRow>(
+      const rows = await selectRows<ProviderIdRow>(
         manager,
-        `SELECT ${COLUMNS} FROM messages WHERE provider_message_id IN (?)`,
+        'SELECT message_id FROM message_provider_ids WHERE provider_message_id IN (?)',
         [providerIds],
       );
-      for (const row of rows) ids.push(row.id);
+      for (const row of rows) ids.push(row.message_id);
     }
     if (ids.length > 0) {
       const sorted = [...new Set(ids)].sort(compareIds);
       const rows = await selectRows<MessageRow>(
         manager,
-        `SELECT ${COLUMNS} FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) ORDER BY id FOR UPDATE`,
+        `SELECT ${COLUMNS} FROM messages m FORCE INDEX (PRIMARY) WHERE m.id IN (?) ORDER BY m.id FOR UPDATE`,
         [sorted],
       );
       for (const row of rows) found.set(row.id, row);
@@ -191,10 +194,13 @@ export class StatusUpdatesRepository {
         for (const column of columns) row[column.name] = column.valueOf(plan);
         return row;
       });
+      // A kept column is a message time: NEVER_SQL until set, and set once.
       const sets = [
         'm.state = ?',
         ...columns.map((c) =>
-          c.keep ? `m.${c.name} = COALESCE(m.${c.name}, v.${c.name})` : `m.${c.name} = v.${c.name}`,
+          c.keep
+            ? `m.${c.name} = COALESCE(${messageTime(`m.${c.name}`)}, v.${c.name}, ${NEVER_SQL})`
+            : `m.${c.name} = v.${c.name}`,
         ),
         'm.updated_at = UTC_TIMESTAMP(3)',
       ];
@@ -205,6 +211,25 @@ export class StatusUpdatesRepository {
         [jsonRows(tableColumns, values), state],
       );
     }
+  }
+
+  /**
+   * The provider ids that changed rows learn from their reports (a status that came before our SENT
+   * record, or settled an UNKNOWN row): written once; a row that has one keeps it.
+   */
+  private async nameRows(manager: SqlRunner, plans: readonly RowPlan[]): Promise<void> {
+    const named = plans.flatMap((plan) =>
+      plan.row.provider_message_id === null && plan.providerMessageId !== null
+        ? [[plan.row.id, plan.providerMessageId]]
+        : [],
+    );
+    if (named.length === 0) return;
+    await writeRows(
+      manager,
+      `INSERT IGNORE INTO message_provider_ids (message_id, provider_message_id)
+       VALUES ${named.map(() => '(?, ?)').join(', ')}`,
+      named.flat(),
+    );
   }
 }
 

@@ -104,7 +104,6 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'claim_token',
     'claimed_at',
     'attempts',
-    'provider_message_id',
     'reason',
     'error_code',
     'error_text',
@@ -209,6 +208,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'result',
     'request_id',
   ],
+  message_provider_ids: ['message_id', 'provider_message_id'],
 };
 const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
 
@@ -226,6 +226,7 @@ const ALL_MIGRATION_NAMES = [
   'ApiKeysAndAudit1764800000000',
   'CredentialsVerifyToken1764830000000',
   'DeadLettersTenant1764840000000',
+  'MessagesFixedWidth1764900000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */
@@ -252,6 +253,7 @@ const EXPECTED_UNIQUE_KEYS: Record<string, string[]> = {
   ],
   api_keys: ['PRIMARY(id)'],
   audit_events: ['PRIMARY(id)'],
+  message_provider_ids: ['PRIMARY(message_id)'],
 };
 
 /** Secondary (non-unique) indexes the pollers, cursors and lookups rely on. */
@@ -264,7 +266,6 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
   opt_outs: [],
   runs: ['idx_runs_state_checkpoint(state,checkpoint_at)', 'idx_runs_state_fire(state,fire_at)'],
   messages: [
-    'idx_messages_provider_message(provider_message_id)',
     'idx_messages_run_recipient(run_id,recipient)',
     'idx_messages_run_state(run_id,state)',
     'idx_messages_state_claimed(state,claimed_at)',
@@ -283,6 +284,7 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
   ],
   api_keys: ['idx_api_keys_tenant(tenant_id,id)'],
   audit_events: ['idx_audit_events_tenant(tenant_id,id)'],
+  message_provider_ids: ['idx_message_provider_ids_provider(provider_message_id)'],
 };
 
 /** Foreign keys as "table.fk_name". Deliberately none on the bulk-written tables. */

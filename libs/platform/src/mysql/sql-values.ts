@@ -21,3 +21,15 @@ export function sqlDateTime(iso: string): string {
   if (isCanonicalTimestamp(iso)) return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
   return new Date(iso).toISOString().slice(0, 23).replace('T', ' ');
 }
+
+/**
+ * A message time that has not happened yet. Message times are NOT NULL so that rows keep their
+ * length when they are set (updates in place; see migration 1764900000000): read them through
+ * `messageTime`, which answers NULL for this value.
+ */
+export const NEVER_SQL = "'1970-01-01 00:00:00.000'";
+
+/** A message time column as a SELECT expression: NULL until the time has happened. */
+export function messageTime(column: string): string {
+  return `NULLIF(${column}, ${NEVER_SQL})`;
+}

@@ -10,6 +10,7 @@ import { DeadLettersReplayedIndex1764700000000 } from './1764700000000-dead-lett
 import { ApiKeysAndAudit1764800000000 } from './1764800000000-api-keys-and-audit.migration';
 import { CredentialsVerifyToken1764830000000 } from './1764830000000-credentials-verify-token.migration';
 import { DeadLettersTenant1764840000000 } from './1764840000000-dead-letters-tenant.migration';
+import { MessagesFixedWidth1764900000000 } from './1764900000000-messages-fixed-width.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
 export const allMigrations = [
@@ -25,4 +26,5 @@ export const allMigrations = [
   ApiKeysAndAudit1764800000000,
   CredentialsVerifyToken1764830000000,
   DeadLettersTenant1764840000000,
+  MessagesFixedWidth1764900000000,
 ];
