@@ -230,17 +230,16 @@ async function sendFigures(
 }
 
 /**
- * The subscriber's delivery rows, and how many were written once, DELIVERED by their insert (a backlog
- * chunk attempted first: delivered_at = created_at), rather than inserted PENDING and settled later.
+ * The subscriber's delivery rows: a delivery answered at its first attempt, before its backlog chunk
+ * was written, leaves none; the others are written PENDING and settled later.
  */
 async function deliveryRowFigures(
   ds: ReturnType<typeof createDataSource>,
-): Promise<{ total: number; insertedDelivered: number }> {
+): Promise<{ total: number; delivered: number }> {
   const [row] = (await ds.query(
-    `SELECT COUNT(*) AS total, COALESCE(SUM(state = 'DELIVERED' AND delivered_at = created_at), 0) AS settled
-       FROM deliveries`,
-  )) as { total: string | number; settled: string | number }[];
-  return { total: Number(row?.total ?? 0), insertedDelivered: Number(row?.settled ?? 0) };
+    `SELECT COUNT(*) AS total, COALESCE(SUM(state = 'DELIVERED'), 0) AS delivered FROM deliveries`,
+  )) as { total: string | number; delivered: string | number }[];
+  return { total: Number(row?.total ?? 0), delivered: Number(row?.delivered ?? 0) };
 }
 
 function summarize(

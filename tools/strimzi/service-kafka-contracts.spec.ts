@@ -133,4 +133,12 @@ describe('ServiceKafkaContracts', () => {
       groups: [],
     });
   });
+
+  it("gives a range read (the dispatcher's replay by time) its group and topics", () => {
+    const dispatcher = kafkaAccessOf('webhook-dispatcher');
+    expect(dispatcher.groups).toContain('webhook-dispatcher.replay');
+    expect(dispatcher.reads).toEqual(
+      expect.arrayContaining([Topics.messageStatus.name, Topics.inboundMessages.name]),
+    );
+  });
 });

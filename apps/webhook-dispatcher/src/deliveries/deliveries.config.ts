@@ -43,8 +43,8 @@ export class DeliveriesConfig {
   /** Internal subscribers (http, private hosts, no SSRF check) may be created; off for public deployments. */
   @Expose() @ToBool() @IsBoolean() WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED = false;
   /**
-   * DELIVERED rows older than this (created and delivered) are deleted: it bounds the table (three rows
-   * per message with a status relay) and is how far back `POST /v1/subscribers/:id/replay` reaches.
+   * DELIVERED rows older than this (created and delivered) are deleted: it bounds the table (up to three
+   * rows per message with a status relay; none for deliveries answered at once in a backlog).
    * 0 keeps them forever. Owed (PENDING, RETRYING, MISSED) and DEAD_LETTERED rows are never deleted here.
    */
   @Expose() @ToInt() @IsInt() @Min(0) @Max(31_536_000_000) WEBHOOK_DELIVERED_RETENTION_MS = 604_800_000;

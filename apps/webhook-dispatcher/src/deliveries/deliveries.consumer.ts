@@ -11,7 +11,8 @@ import { ConsumeTopic, type ConsumedMessage } from '@ums/platform';
 import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
-import { FanOutService, type WebhookEvent } from './fan-out.service';
+import { FanOutService } from './fan-out.service';
+import { inboundWebhookEvent, statusWebhookEvent } from './webhook-event';
 
 const STATUS_CHUNK = 1_000;
 
@@ -42,14 +43,7 @@ export class DeliveriesConsumer {
     concurrency: 1,
   })
   async onStatus(messages: readonly ConsumedMessage<MessageStatusV1>[]): Promise<void> {
-    await this.fanOut.handle(
-      messages.map((m) => ({
-        eventId: m.value.eventId,
-        facts: { tenantId: m.value.tenantId, eventType: 'message.status', campaignId: m.value.campaignId },
-        payload: JSON.stringify({ type: 'message.status', timestamp: m.value.occurredAt, data: m.value }),
-        source: { topic: m.topic, partition: m.partition, offset: m.offset },
-      })),
-    );
+    await this.fanOut.handle(messages.map(statusWebhookEvent));
   }
 
   @ConsumeTopic({
@@ -59,13 +53,7 @@ export class DeliveriesConsumer {
     concurrency: 1,
   })
   async onInbound(messages: readonly ConsumedMessage<InboundMessageV1>[]): Promise<void> {
-    const events: WebhookEvent[] = messages.map((m) => ({
-      eventId: m.value.eventId,
-      facts: { tenantId: m.value.tenantId, eventType: 'message.inbound' },
-      payload: JSON.stringify({ type: 'message.inbound', timestamp: m.value.occurredAt, data: m.value }),
-      source: { topic: m.topic, partition: m.partition, offset: m.offset },
-    }));
-    await this.fanOut.handle(events);
+    await this.fanOut.handle(messages.map(inboundWebhookEvent));
   }
 
   /**

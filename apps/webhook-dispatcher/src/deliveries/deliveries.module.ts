@@ -12,6 +12,7 @@ import { DeliveryWriteBack } from './delivery-write-back.service';
 import { FanOutService } from './fan-out.service';
 import { PendingSweeper } from './pending-sweeper.service';
 import { ReplaySender } from './replay-sender.service';
+import { ReplaySinceService } from './replay-since.service';
 import { ResurrectService } from './resurrect.service';
 import { SubscriberHttpClient } from './subscriber-http.client';
 import { SubscriberProbe } from './subscriber-probe.service';
@@ -33,6 +34,7 @@ import { SubscriberTakedown } from './subscriber-takedown.service';
     FanOutService,
     PendingSweeper,
     ReplaySender,
+    ReplaySinceService,
     ResurrectService,
     SubscriberHttpClient,
     SubscriberProbe,

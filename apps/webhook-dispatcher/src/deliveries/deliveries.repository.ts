@@ -8,9 +8,7 @@ export interface NewDelivery {
   readonly eventId: string;
   readonly eventType: string;
   readonly payload: string;
-  /** DELIVERED: attempted before its row was written, and answered 2xx (one attempt, its status). */
-  readonly state: 'PENDING' | 'MISSED' | 'DELIVERED';
-  readonly statusCode?: number;
+  readonly state: 'PENDING' | 'MISSED';
 }
 
 export interface DeliveryKeyRow {
@@ -99,27 +97,15 @@ export class DeliveriesRepository {
 
   /**
    * One multi-row INSERT IGNORE, in the given order (ids follow it). PENDING and MISSED rows carry a
-   * lease, as ever; DELIVERED rows are written settled (one attempt, its status, delivered now), so a
-   * delivery attempted before its row existed costs one write, not an insert and an update.
+   * lease (next_attempt_at).
    */
   async insert(rows: readonly NewDelivery[], leaseMs: number): Promise<void> {
     if (rows.length === 0) return;
-    const params: unknown[] = [];
-    const values = rows.map((r) => {
-      params.push(r.subscriberId, r.eventId, r.eventType, r.payload);
-      if (r.state === 'DELIVERED') {
-        params.push(r.statusCode ?? null);
-        return `(?, ?, ?, ?, 'DELIVERED', 1, ?, NULL, UTC_TIMESTAMP(3))`;
-      }
-      params.push(r.state, leaseMs * 1000);
-      return `(?, ?, ?, ?, ?, 0, NULL, UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND, NULL)`;
-    });
     await writeRows(
       this.dataSource,
-      `INSERT IGNORE INTO deliveries (subscriber_id, event_id, event_type, payload, state, attempts,
-         last_status_code, next_attempt_at, delivered_at)
-       VALUES ${values.join(', ')}`,
-      params,
+      `INSERT IGNORE INTO deliveries (subscriber_id, event_id, event_type, payload, state, attempts, next_attempt_at)
+       VALUES ${rows.map(() => '(?, ?, ?, ?, ?, 0, UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND)').join(', ')}`,
+      rows.flatMap((r) => [r.subscriberId, r.eventId, r.eventType, r.payload, r.state, leaseMs * 1000]),
     );
   }
 
@@ -356,16 +342,33 @@ export class DeliveriesRepository {
        ORDER BY id LIMIT ?`,
       [subscriberId, afterId, since, limit],
     );
-    if (rows.length === 0) return [];
+    const taken = await this.reopen(
+      rows.map((r) => r.id),
+      leaseMs,
+    );
+    const firstAttemptAt = new Date().toISOString();
+    return rows.filter((r) => taken.has(r.id)).map((r) => toJob(r, { attempt: 1, firstAttemptAt }));
+  }
+
+  /**
+   * Delivered or dead-lettered rows to be attempted again (a replay): PENDING under a fresh lease;
+   * returns the ids taken. Rows in another state (owed, or taken by another replay) are left alone.
+   */
+  async reopen(ids: readonly string[], leaseMs: number): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
     await writeRows(
       this.dataSource,
       `UPDATE deliveries SET state = 'PENDING', next_attempt_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND,
          updated_at = UTC_TIMESTAMP(3)
-       WHERE id IN (${placeholders(rows.length)}) AND state IN ('DELIVERED', 'DEAD_LETTERED')`,
-      [leaseMs * 1000, ...rows.map((r) => r.id)],
+       WHERE id IN (${placeholders(ids.length)}) AND state IN ('DELIVERED', 'DEAD_LETTERED')`,
+      [leaseMs * 1000, ...ids],
     );
-    const firstAttemptAt = new Date().toISOString();
-    return rows.map((r) => toJob(r, { attempt: 1, firstAttemptAt }));
+    const rows = await selectRows<IdRow>(
+      this.dataSource,
+      `SELECT id FROM deliveries WHERE id IN (${placeholders(ids.length)}) AND state = 'PENDING'`,
+      ids,
+    );
+    return new Set(rows.map((r) => r.id));
   }
 }
 

@@ -8,13 +8,13 @@ import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesRepository } from './deliveries.repository';
 import type { DeliveryJob, DeliveryRecord } from './delivery.record';
 import type { ListDeliveriesDto } from './delivery.dto';
+import { ReplaySinceService } from './replay-since.service';
+import type { SubscriberRecord } from '../subscribers/subscriber.record';
 
 /** A delivery as the API shows it: the view shared with the operator CLI, with the state typed. */
 export interface DeliveryView extends ApiDeliveryView {
   readonly state: DeliveryRecord['state'];
 }
-
-const REPLAY_PAGE = 500;
 
 /**
  * Listing and replaying deliveries; replays go through ums.webhook.deliveries.v1 like any attempt.
@@ -28,6 +28,7 @@ export class DeliveriesService {
     private readonly subscribers: SubscribersRepository,
     private readonly producer: KafkaProducer,
     private readonly config: DeliveriesConfig,
+    private readonly replays: ReplaySinceService,
   ) {}
 
   async list(
@@ -71,24 +72,13 @@ export class DeliveriesService {
     return toView(after ?? row);
   }
 
-  /** Everything delivered or dead-lettered since a time; returns how many were queued. */
+  /**
+   * Every event since a time that the subscriber takes, read from the topics (ReplaySinceService);
+   * returns how many deliveries were queued.
+   */
   async replaySince(subscriberId: string, tenant: TenantFilter, since: Date): Promise<{ replayed: number }> {
-    await this.requireAlive(subscriberId, tenant);
-    let cursor = '0';
-    let replayed = 0;
-    for (;;) {
-      const jobs = await this.repository.takeForReplay(
-        subscriberId,
-        since,
-        cursor,
-        REPLAY_PAGE,
-        this.config.WEBHOOK_PENDING_LEASE_MS,
-      );
-      if (jobs.length === 0) return { replayed };
-      await this.publish(jobs);
-      replayed += jobs.length;
-      cursor = jobs[jobs.length - 1]?.deliveryId ?? cursor;
-    }
+    const subscriber = await this.requireAlive(subscriberId, tenant);
+    return { replayed: await this.replays.replay(subscriber, since, (jobs) => this.publish(jobs)) };
   }
 
   private async publish(jobs: readonly DeliveryJob[]): Promise<void> {
@@ -108,7 +98,7 @@ export class DeliveriesService {
     if ((await this.subscribers.find(id, tenant)) === undefined) throw subscriberNotFound(id);
   }
 
-  private async requireAlive(id: string, tenant: TenantFilter): Promise<void> {
+  private async requireAlive(id: string, tenant: TenantFilter): Promise<SubscriberRecord> {
     const subscriber = await this.subscribers.find(id, tenant);
     if (subscriber === undefined) throw subscriberNotFound(id);
     if (subscriber.state !== 'ALIVE') {
@@ -117,6 +107,7 @@ export class DeliveriesService {
         `Subscriber ${id} is ${subscriber.state}; resurrect it first`,
       );
     }
+    return subscriber;
   }
 }
 

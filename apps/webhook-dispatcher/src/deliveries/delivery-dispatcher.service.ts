@@ -91,7 +91,7 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     return oldest !== undefined && oldest.done !== true && now - oldest.value > SLOW_LANE_MS;
   }
 
-  /** Deliveries whose rows were stored DELIVERED at once: counted, and their subscribers' success stamped. */
+  /** Deliveries answered before any row was written for them (none is): counted, and their subscribers' success stamped. */
   deliveredAtInsert(jobs: readonly DeliveryJob[]): Promise<void> {
     return this.writeBack.deliveredAtInsert(jobs);
   }

@@ -66,7 +66,7 @@ export class DeliveryWriteBack implements OnApplicationBootstrap {
     else this.scheduleFlush(FLUSH_EVERY_MS);
   }
 
-  /** Deliveries whose rows were stored DELIVERED at once: counted, and their subscribers' success stamped. */
+  /** Deliveries answered 2xx before any row was written for them (none is): counted, and their subscribers' success stamped. */
   async deliveredAtInsert(jobs: readonly DeliveryJob[]): Promise<void> {
     if (jobs.length === 0) return;
     this.metrics.deliveries.inc({ outcome: 'delivered' }, jobs.length);

@@ -39,6 +39,8 @@ export enum KafkaErrorCode {
   SaslMechanismNotEnabled = 'KAFKA_SASL_MECHANISM_NOT_ENABLED',
   /** KAFKA_SECURITY_PROTOCOL does not match what the listener speaks. */
   SecurityProtocolMismatch = 'KAFKA_SECURITY_PROTOCOL_MISMATCH',
+  /** A topic range read for a replay by time did not reach the range's end in time; nothing was replayed past it. */
+  RangeReadTimeout = 'KAFKA_RANGE_READ_TIMEOUT',
   /** The brokers refused the SASL credentials. */
   AuthenticationFailed = 'KAFKA_AUTHENTICATION_FAILED',
   /** No broker of KAFKA_BROKERS answered (it may just be starting). */

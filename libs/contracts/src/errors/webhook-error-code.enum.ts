@@ -26,6 +26,8 @@ export enum DeliveryErrorCode {
   NotFound = 'DELIVERY_NOT_FOUND',
   /** 409: only settled (delivered or dead-lettered) deliveries are replayed. */
   NotSettled = 'DELIVERY_NOT_SETTLED',
+  /** 503: another replay by time kept the replay lock too long; retry later. */
+  ReplayBusy = 'DELIVERY_REPLAY_BUSY',
   /** 503: the failure window in Redis cannot be read or written now. */
   FailureWindowUnavailable = 'FAILURE_WINDOW_UNAVAILABLE',
   /** The subscriber did not answer within the attempt's time budget. */

@@ -16,6 +16,8 @@ export const ConsumerGroups = {
   dispatcherStatus: 'webhook-dispatcher.status',
   dispatcherInbound: 'webhook-dispatcher.inbound',
   dispatcherDeliveries: 'webhook-dispatcher.deliveries',
+  /** Replays by time: reads the status and inbound topics from a time, one replay at a time. */
+  dispatcherReplay: 'webhook-dispatcher.replay',
 } as const;
 
 /** The group that reads a handler's retry tiers, beside the handler's own group on the main topic. */
@@ -41,9 +43,16 @@ export interface ConsumerContract {
  * Kubernetes ACLs (k8s/components/strimzi) are generated from this; a unit test checks it against the
  * handlers' `@ConsumeTopic` registrations and the services' publish calls.
  */
+/** A topic read by range outside the handlers (a replay by time), in its own consumer group. */
+export interface RangeReadContract {
+  readonly groupId: string;
+  readonly topics: readonly TopicRef[];
+}
+
 export interface ServiceKafkaContract {
   readonly consumers: readonly ConsumerContract[];
   readonly produces: readonly TopicRef[];
+  readonly rangeReads?: readonly RangeReadContract[];
 }
 
 export const ServiceKafkaContracts: Readonly<Record<KafkaService, ServiceKafkaContract>> = {
@@ -87,6 +96,9 @@ export const ServiceKafkaContracts: Readonly<Record<KafkaService, ServiceKafkaCo
       },
     ],
     produces: [Topics.webhookDeliveries, ...WebhookRetryTiers, Topics.subscriberAlerts, Topics.deadLetters],
+    rangeReads: [
+      { groupId: ConsumerGroups.dispatcherReplay, topics: [Topics.messageStatus, Topics.inboundMessages] },
+    ],
   },
 };
 
@@ -115,6 +127,10 @@ export function kafkaAccessOf(service: KafkaService): KafkaAccess {
       groups.add(retryGroupOf(consumer.groupId));
       for (const tier of consumer.retryTiers ?? []) reads.add(tier.name);
     }
+  }
+  for (const range of contract.rangeReads ?? []) {
+    groups.add(range.groupId);
+    for (const topic of range.topics) reads.add(topic.name);
   }
   const inContractOrder = (names: Set<string>): string[] =>
     AllTopics.map((t) => t.name).filter((name) => names.has(name));

@@ -20,3 +20,4 @@ export * from './offset-watermark';
 export * from './retry-forward';
 export * from './topic-settings';
 export * from './topic-consumer.factory';
+export * from './topic-range.reader';

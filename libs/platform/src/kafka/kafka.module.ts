@@ -14,6 +14,7 @@ import { TopicConsumerFactory } from './topic-consumer.factory';
 import { KafkaMetrics } from './kafka.metrics';
 import { KafkaNames } from './kafka-names';
 import { KafkaProducer } from './kafka-producer.service';
+import { TopicRangeReader } from './topic-range.reader';
 
 /** The only module that touches kafkajs: one client, one idempotent producer, the consumers (KafkaTransport). */
 @Global()
@@ -43,7 +44,8 @@ import { KafkaProducer } from './kafka-producer.service';
     ConsumerStartupCheck,
     TopicConsumerFactory,
     KafkaConsumers,
+    TopicRangeReader,
   ],
-  exports: [KafkaProducer, KafkaEventClient, KafkaAdmin, KafkaNames, KafkaConsumers],
+  exports: [KafkaProducer, KafkaEventClient, KafkaAdmin, KafkaNames, KafkaConsumers, TopicRangeReader],
 })
 export class KafkaModule {}

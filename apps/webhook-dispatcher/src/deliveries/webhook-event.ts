@@ -1,0 +1,38 @@
+import type { InboundMessageV1, MessageStatusV1 } from '@ums/contracts';
+import type { WebhookEventFacts } from '@ums/domain';
+
+/** One consumed event, with the exact body subscribers get. */
+export interface WebhookEvent {
+  readonly eventId: string;
+  readonly facts: WebhookEventFacts;
+  readonly payload: string;
+  readonly source: { readonly topic: string; readonly partition: number; readonly offset: string };
+}
+
+/** A record of a topic, decoded: where it was, and its value. */
+interface SourcedValue<V> {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly value: V;
+}
+
+/** A status event as subscribers get it; the fan-out and a replay by time build the same body. */
+export function statusWebhookEvent(m: SourcedValue<MessageStatusV1>): WebhookEvent {
+  return {
+    eventId: m.value.eventId,
+    facts: { tenantId: m.value.tenantId, eventType: 'message.status', campaignId: m.value.campaignId },
+    payload: JSON.stringify({ type: 'message.status', timestamp: m.value.occurredAt, data: m.value }),
+    source: { topic: m.topic, partition: m.partition, offset: m.offset },
+  };
+}
+
+/** An inbound message as subscribers get it. */
+export function inboundWebhookEvent(m: SourcedValue<InboundMessageV1>): WebhookEvent {
+  return {
+    eventId: m.value.eventId,
+    facts: { tenantId: m.value.tenantId, eventType: 'message.inbound' },
+    payload: JSON.stringify({ type: 'message.inbound', timestamp: m.value.occurredAt, data: m.value }),
+    source: { topic: m.topic, partition: m.partition, offset: m.offset },
+  };
+}
