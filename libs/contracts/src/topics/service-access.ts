@@ -37,21 +37,22 @@ export interface ConsumerContract {
   readonly consumesRetryTiers?: boolean;
 }
 
-/**
- * What a service does on Kafka: the handlers it registers and the topics its own code publishes to.
- * Writes the platform makes for a consumer (retry tiers, dead letters) are derived by `kafkaAccessOf`.
- * Kubernetes ACLs (k8s/components/strimzi) are generated from this; a unit test checks it against the
- * handlers' `@ConsumeTopic` registrations and the services' publish calls.
- */
 /** A topic read by range outside the handlers (a replay by time), in its own consumer group. */
 export interface RangeReadContract {
   readonly groupId: string;
   readonly topics: readonly TopicRef[];
 }
 
+/**
+ * What a service does on Kafka: the handlers it registers and the topics its own code publishes to.
+ * Writes the platform makes for a consumer (retry tiers, dead letters) are derived by `kafkaAccessOf`.
+ * Kubernetes ACLs (k8s/components/strimzi) are generated from this; a unit test checks it against the
+ * handlers' `@ConsumeTopic` registrations and the services' publish calls.
+ */
 export interface ServiceKafkaContract {
   readonly consumers: readonly ConsumerContract[];
   readonly produces: readonly TopicRef[];
+  /** Topics it reads by range outside its handlers. */
   readonly rangeReads?: readonly RangeReadContract[];
 }
 
