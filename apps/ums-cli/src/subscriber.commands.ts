@@ -147,7 +147,8 @@ const dlqReplay: CommandSpec = {
   name: 'replay',
   args: ['SUBSCRIBER_ID', 'DELIVERY_ID?'],
   options: ['since'],
-  summary: 'attempt a delivered or dead-lettered delivery again, or all of them created since --since',
+  summary:
+    'attempt a delivered or dead-lettered delivery again, or every event since --since (from the topics)',
   async run(context) {
     const { input } = context;
     const id = input.arg(0, 'SUBSCRIBER_ID');
