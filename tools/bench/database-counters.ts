@@ -1,5 +1,5 @@
 import type { MysqlConnectionSettings } from '@ums/platform';
-import { withDatabase } from './database-query';
+import { type DatabaseQuery, withDatabase } from './database-query';
 
 /**
  * Server-wide status counters of the database server, read before and after the pipeline runs: what
@@ -35,9 +35,15 @@ export interface DatabaseUse {
 export async function readDatabaseCounters(
   settings: MysqlConnectionSettings,
 ): Promise<DatabaseCounterValues> {
-  const rows = (await withDatabase(settings, (query) =>
-    query(`SHOW GLOBAL STATUS WHERE Variable_name IN (?)`, [[...DATABASE_COUNTERS]]),
-  )) as { Variable_name: string; Value: string }[];
+  return withDatabase(settings, countersThrough);
+}
+
+/** The counters, read through a connection the caller holds. */
+export async function countersThrough(query: DatabaseQuery): Promise<DatabaseCounterValues> {
+  const rows = (await query(`SHOW GLOBAL STATUS WHERE Variable_name IN (?)`, [[...DATABASE_COUNTERS]])) as {
+    Variable_name: string;
+    Value: string;
+  }[];
   return parseCounters(rows);
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createDataSource, messageTime, runPendingMigrations } from '@ums/platform';
 import { createTestDatabase, workspaceRoot } from '@ums/testing';
 import type { DataSource } from 'typeorm';
+import { countersThrough } from './database-counters';
 import { describeHost, hostFigures } from './host-figures';
 
 const BATCH = 100;
@@ -124,8 +125,8 @@ async function measured(ds: DataSource, work: () => Promise<unknown>): Promise<n
 }
 
 async function redoWritten(ds: DataSource): Promise<number> {
-  const [row] = (await ds.query(`SHOW GLOBAL STATUS LIKE 'Innodb_os_log_written'`)) as { Value: string }[];
-  return Number(row?.Value ?? 0);
+  const counters = await countersThrough((sql, params) => ds.query(sql, params) as Promise<unknown>);
+  return counters.Innodb_os_log_written ?? 0;
 }
 
 function say(line: string): void {

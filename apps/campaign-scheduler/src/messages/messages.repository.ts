@@ -4,6 +4,7 @@ import {
   isoOrNull as iso,
   messageTime,
   MysqlReadEndpoint,
+  providerMessageIdOf,
   selectRows,
   type TenantFilter,
 } from '@ums/platform';
@@ -56,7 +57,7 @@ interface Statement {
 
 // Times NEVER_SQL until they happen, read as NULL; the provider id from its own table.
 const RUN_COLUMNS = `m.id, m.recipient, m.state, m.attempts,
-  (SELECT p.provider_message_id FROM message_provider_ids p WHERE p.message_id = m.id) AS provider_message_id,
+  ${providerMessageIdOf('m.id')} AS provider_message_id,
   m.reason, m.error_code, m.error_text, ${messageTime('m.sent_at')} AS sent_at,
   ${messageTime('m.delivered_at')} AS delivered_at, ${messageTime('m.read_at')} AS read_at,
   ${messageTime('m.failed_at')} AS failed_at, m.updated_at`;

@@ -3,6 +3,7 @@ import { type Channel, FailureReason, MessageStatus } from '@ums/contracts';
 import {
   jsonColumn,
   NEVER_SQL,
+  providerMessageIdOf,
   type JsonRowsColumn,
   jsonRows,
   jsonRowsTable,
@@ -237,9 +238,9 @@ export class MessageClaimsRepository {
     if (ids.length === 0) return [];
     const rows = await selectRows<SettledRow>(
       this.dataSource,
-      `SELECT m.id, m.run_id, m.campaign_id, m.tenant_id, m.channel, m.recipient, m.state, p.provider_message_id,
-              m.reason, m.error_code, m.error_text
-         FROM messages m LEFT JOIN message_provider_ids p ON p.message_id = m.id
+      `SELECT m.id, m.run_id, m.campaign_id, m.tenant_id, m.channel, m.recipient, m.state,
+              ${providerMessageIdOf('m.id')} AS provider_message_id, m.reason, m.error_code, m.error_text
+         FROM messages m
         WHERE m.id IN (?) AND m.state IN ('SENT', 'FAILED', 'UNKNOWN') AND m.attempts > 0`,
       [ids],
     );

@@ -7,6 +7,7 @@ import {
   jsonRowsTable,
   messageTime,
   NEVER_SQL,
+  providerMessageIdOf,
   selectRows,
   type SqlRunner,
   sqlDateTime,
@@ -101,10 +102,9 @@ const FAILURE_SET_COLUMNS: readonly SetColumn[] = [
   },
 ];
 
-// The provider id through a subquery: the locking read locks the message rows only (a subquery of a
-// locking read locks nothing), and every writer of message_provider_ids holds the message row's lock.
+// The locking read locks the message rows only (providerMessageIdOf is a subquery).
 const COLUMNS = `m.id, m.run_id, m.campaign_id, m.tenant_id, m.channel, m.credential_id, m.recipient, m.state,
-  (SELECT p.provider_message_id FROM message_provider_ids p WHERE p.message_id = m.id) AS provider_message_id`;
+  ${providerMessageIdOf('m.id')} AS provider_message_id`;
 
 /**
  * Applies provider-reported statuses to message rows, forward only (SENT < DELIVERED < READ;

@@ -143,20 +143,7 @@ export class DeliveriesRepository {
    * taken. Rows settled meanwhile (delivered by a duplicate, kept as MISSED) are left alone.
    */
   async lease(ids: readonly string[], leaseMs: number): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    await writeRows(
-      this.dataSource,
-      `UPDATE deliveries SET state = 'PENDING', next_attempt_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND,
-         updated_at = UTC_TIMESTAMP(3)
-       WHERE id IN (${placeholders(ids.length)}) AND state IN ('PENDING', 'RETRYING')`,
-      [leaseMs * 1000, ...ids],
-    );
-    const rows = await selectRows<IdRow>(
-      this.dataSource,
-      `SELECT id FROM deliveries WHERE id IN (${placeholders(ids.length)}) AND state = 'PENDING'`,
-      ids,
-    );
-    return new Set(rows.map((r) => r.id));
+    return this.leaseFrom(ids, leaseMs, ['PENDING', 'RETRYING']);
   }
 
   /**
@@ -355,13 +342,22 @@ export class DeliveriesRepository {
    * returns the ids taken. Rows in another state (owed, or taken by another replay) are left alone.
    */
   async reopen(ids: readonly string[], leaseMs: number): Promise<Set<string>> {
+    return this.leaseFrom(ids, leaseMs, ['DELIVERED', 'DEAD_LETTERED']);
+  }
+
+  /** Rows of the given ids in one of `from` made PENDING under a fresh lease; returns the ids PENDING now. */
+  private async leaseFrom(
+    ids: readonly string[],
+    leaseMs: number,
+    from: readonly DeliveryState[],
+  ): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     await writeRows(
       this.dataSource,
       `UPDATE deliveries SET state = 'PENDING', next_attempt_at = UTC_TIMESTAMP(3) + INTERVAL ? MICROSECOND,
          updated_at = UTC_TIMESTAMP(3)
-       WHERE id IN (${placeholders(ids.length)}) AND state IN ('DELIVERED', 'DEAD_LETTERED')`,
-      [leaseMs * 1000, ...ids],
+       WHERE id IN (${placeholders(ids.length)}) AND state IN (${placeholders(from.length)})`,
+      [leaseMs * 1000, ...ids, ...from],
     );
     const rows = await selectRows<IdRow>(
       this.dataSource,

@@ -91,9 +91,12 @@ export class DeliveryDispatcher implements OnApplicationShutdown {
     return oldest !== undefined && oldest.done !== true && now - oldest.value > SLOW_LANE_MS;
   }
 
-  /** Deliveries answered before any row was written for them (none is): counted, and their subscribers' success stamped. */
-  deliveredAtInsert(jobs: readonly DeliveryJob[]): Promise<void> {
-    return this.writeBack.deliveredAtInsert(jobs);
+  /**
+   * Deliveries answered 2xx before their chunk's rows were written (they get none): counted, and their
+   * subscribers' success stamped.
+   */
+  deliveredWithoutRow(jobs: readonly DeliveryJob[]): Promise<void> {
+    return this.writeBack.deliveredWithoutRow(jobs);
   }
 
   /** Resolves once the in-memory backlog is below its bound (backpressure for the consumers). */

@@ -66,8 +66,11 @@ export class DeliveryWriteBack implements OnApplicationBootstrap {
     else this.scheduleFlush(FLUSH_EVERY_MS);
   }
 
-  /** Deliveries answered 2xx before any row was written for them (none is): counted, and their subscribers' success stamped. */
-  async deliveredAtInsert(jobs: readonly DeliveryJob[]): Promise<void> {
+  /**
+   * Deliveries answered 2xx before their chunk's rows were written (they get none): counted, and their
+   * subscribers' success stamped.
+   */
+  async deliveredWithoutRow(jobs: readonly DeliveryJob[]): Promise<void> {
     if (jobs.length === 0) return;
     this.metrics.deliveries.inc({ outcome: 'delivered' }, jobs.length);
     await this.writer.stamp(new Set(jobs.map((j) => j.subscriberId)), new Map(), Date.now());

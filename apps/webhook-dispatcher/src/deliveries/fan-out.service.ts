@@ -132,7 +132,7 @@ export class FanOutService {
     }
     const missed = written.filter((row) => row.state === 'MISSED').length;
     if (missed > 0) this.metrics.deliveries.inc({ outcome: 'missed' }, missed);
-    await this.dispatcher.deliveredAtInsert([...delivered.keys()]);
+    await this.dispatcher.deliveredWithoutRow([...delivered.keys()]);
 
     const owed = all.filter((job) => !delivered.has(job));
     const stored = new Map<string, DeliveryKeyRow>();

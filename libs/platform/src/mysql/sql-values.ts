@@ -29,6 +29,15 @@ export function sqlDateTime(iso: string): string {
  */
 export const NEVER_SQL = "'1970-01-01 00:00:00.000'";
 
+/**
+ * A message's provider id as a SELECT expression (`message_provider_ids`, looked up by primary key; NULL
+ * when the provider has named none). In a locking read it locks nothing: every writer of that table
+ * holds the message row's lock.
+ */
+export function providerMessageIdOf(messageIdColumn: string): string {
+  return `(SELECT p.provider_message_id FROM message_provider_ids p WHERE p.message_id = ${messageIdColumn})`;
+}
+
 /** A message time column as a SELECT expression: NULL until the time has happened. */
 export function messageTime(column: string): string {
   return `NULLIF(${column}, ${NEVER_SQL})`;
