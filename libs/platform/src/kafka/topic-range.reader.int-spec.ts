@@ -44,7 +44,8 @@ describe('TopicRangeReader (real broker)', () => {
 
   beforeAll(async () => {
     kafka = testKafka();
-    producer = kafka.producer();
+    // Idempotent: a produce retried on a loaded host must not write its records twice.
+    producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     topic = uniqueTopic('range', FixtureMessageV1, (v) => v.id, { partitions: 3 });
     await ensureTopics(kafka, [topic as TopicDefinition<object>], 1);

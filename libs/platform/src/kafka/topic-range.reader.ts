@@ -91,7 +91,8 @@ export class TopicRangeReader {
             const records = decodeRange(options.topic, topic, batch.partition, batch.messages, bound);
             if (records.length > 0) await options.onBatch(records);
             read += records.length;
-            bound.next = BigInt(batch.lastOffset()) + 1n;
+            const after = BigInt(batch.lastOffset()) + 1n;
+            if (after > bound.next) bound.next = after;
             if (bound.next >= bound.end) bounds.delete(batch.partition);
             if (bounds.size === 0) resolve();
           },
