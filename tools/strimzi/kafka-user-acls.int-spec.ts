@@ -99,9 +99,20 @@ function client(brokers: string, user: string, retries = 5): Kafka {
   });
 }
 
-/** Resolves once a consumer of this group has joined it on the topics, and leaves the group. */
-async function joinGroup(kafka: Kafka, groupId: string, topics: readonly string[]): Promise<void> {
-  const consumer = kafka.consumer({ groupId, retry: { retries: 0 } });
+/**
+ * Resolves once a consumer of this group has joined it on the topics, and leaves the group. A consumer
+ * without retries fails at the first refusal, NOT_COORDINATOR included.
+ */
+async function joinGroup(
+  kafka: Kafka,
+  groupId: string,
+  topics: readonly string[],
+  retries = 0,
+): Promise<void> {
+  const consumer = kafka.consumer({
+    groupId,
+    retry: { retries, initialRetryTime: 200, maxRetryTime: 2_000 },
+  });
   await consumer.connect();
   try {
     const joined = new Promise<void>((resolve, reject) => {
@@ -168,8 +179,9 @@ describe('KafkaUser ACLs on a broker that enforces them', () => {
       await admin.disconnect();
     }
     await ensureTopics(client(brokers, 'admin'), AllTopics, 1);
-    // The first group creates __consumer_offsets; until then the coordinator is not found.
-    await joinGroup(client(brokers, 'admin', 30), 'warm-up', [Topics.deadLetters.name]);
+    // The first group creates __consumer_offsets; until its partitions are loaded, FindCoordinator
+    // finds none and JoinGroup answers NOT_COORDINATOR, so this consumer retries both.
+    await joinGroup(client(brokers, 'admin', 30), 'warm-up', [Topics.deadLetters.name], 30);
   });
 
   afterAll(async () => {
