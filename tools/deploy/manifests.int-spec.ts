@@ -64,7 +64,7 @@ const ADMIN_COMMANDS = {
 // Pipeline benchmark, 100,000 and 1,000,000 recipients with three callbacks each (tools/bench/pipeline-bench.ts).
 const MEASURED_PEAK_RSS_MB: Record<string, number> = {
   'campaign-scheduler': 288,
-  'batch-expander': 166,
+  'batch-expander': 236,
   'notification-sender': 474,
   'webhook-ingest': 273,
   'webhook-dispatcher': 362,
