@@ -16,6 +16,7 @@ import {
   type PipelineCampaignResult,
   runPipelineCampaign,
 } from './stack/pipeline-campaign';
+import { rateLimiterFigures } from './stack/rate-limiter-figures';
 import { type SecureEngines, startSecureEngines } from './stack/secure-engines';
 
 /** How long the demo's campaign may take end to end. */
@@ -142,6 +143,7 @@ async function main(): Promise<void> {
       timeoutMs: CAMPAIGN_TIMEOUT_MS,
     });
     printSummary(result);
+    await printRateLimiter(stack);
     const problems = problemsOf(result, recipients);
     if (keep) {
       if (problems.length > 0) throw new Error(problems.join('; '));
@@ -232,6 +234,28 @@ function printSummary(r: PipelineCampaignResult): void {
       String(r.invalidSignatures),
       seconds(t.relayedMs),
       perSecond(c.total, t.relayedMs),
+    ],
+  ]);
+}
+
+/**
+ * The sender's rate limiter over the campaign, from its metrics: how much of the credential's rate was
+ * granted and given back unspent (its grant went stale before the messages could go), the AIMD rate it
+ * ended at, and the congestion it heard.
+ */
+async function printRateLimiter(stack: LocalStack): Promise<void> {
+  const sender = stack.services.find((service) => service.name === 'notification-sender');
+  if (sender === undefined) return;
+  const figures = rateLimiterFigures(await (await fetch(`${sender.managementUrl}/metrics`)).text());
+  const congestion = Object.entries(figures.congestion).map(([kind, count]) => `${kind} ${count}`);
+  process.stdout.write("\nThe sender's rate limiter (from its metrics):\n");
+  printTable([
+    ['tokens granted', 'given back unspent', 'AIMD rate at the end', 'congestion heard'],
+    [
+      figures.tokensGranted.toLocaleString('en'),
+      `${figures.tokensGivenBack.toLocaleString('en')} (${(figures.givenBackShare * 100).toFixed(1)}%)`,
+      figures.rates.map((rate) => `${rate.toLocaleString('en')}/s`).join(', ') || '-',
+      congestion.join(', ') || 'none',
     ],
   ]);
 }
