@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, MessageHandlingErrorCode, type MessageContentV1 } from '@ums/contracts';
-import { NonRetryableError, selectRows, writeRows } from '@ums/platform';
+import { NonRetryableError, selectRows, withNamedLock, writeRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
 
 /** `SELECT 1 AS x`: the literal is an INT on MariaDB and a BIGINT (a string here) on MySQL 8. */
@@ -11,15 +11,6 @@ interface FoundRow {
 interface StoredMessageRow {
   readonly id: string;
   readonly state: string;
-}
-
-/** GET_LOCK and RELEASE_LOCK: 1, 0, or NULL; an INT or a BIGINT (a string here) depending on the server. */
-interface LockRow {
-  readonly locked: number | string | null;
-}
-
-interface ReleaseRow {
-  readonly released: number | string | null;
 }
 
 export interface SingleMessage {
@@ -96,19 +87,9 @@ export class SendRequestsRepository {
    * copies of one bulk request, consumed in parallel, are handled one after the other.
    */
   async withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const rows = await selectRows<LockRow>(runner, 'SELECT GET_LOCK(?, 60) AS locked', [name]);
-      if (Number(rows[0]?.locked) !== 1) throw new Error(`Timed out waiting for lock ${name}`);
-      try {
-        return await work();
-      } finally {
-        await selectRows<ReleaseRow>(runner, 'SELECT RELEASE_LOCK(?) AS released', [name]);
-      }
-    } finally {
-      await runner.release();
-    }
+    const result = await withNamedLock(this.dataSource, { name, waitSeconds: 60 }, work);
+    if (!result.acquired) throw new Error(`Timed out waiting for lock ${name}`);
+    return result.value;
   }
 
   /** Whether a bulk request's campaign already has its audience import (a redelivered request). */

@@ -9,6 +9,7 @@ import {
   jsonRowsTable,
   selectRows,
   type SqlRunner,
+  withNamedLock,
   writeRows,
 } from '@ums/platform';
 import { DataSource } from 'typeorm';
@@ -80,11 +81,6 @@ interface SettledRow extends RecordableRow {
   readonly reason: string | null;
   readonly error_code: string | null;
   readonly error_text: string | null;
-}
-
-/** GET_LOCK's answer: 1 taken, 0 timed out, NULL on error (INT on MariaDB; MySQL answers BIGINT, a string). */
-interface LockRow {
-  readonly acquired: number | string | null;
 }
 
 const FAILURE_COLUMNS: readonly JsonRowsColumn[] = [
@@ -343,14 +339,8 @@ export class MessageClaimsRepository {
    * for a folder's gap locks.
    */
   async foldCounters(limit: number): Promise<FoldResult> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [lock] = await selectRows<LockRow>(
-        runner,
-        `SELECT GET_LOCK(CONCAT('ums.fold_counters.', DATABASE()), 0) AS acquired`,
-      );
-      if (Number(lock?.acquired) !== 1) return { folded: 0, clamped: [] };
+    const lock = { name: 'ums.fold_counters.', waitSeconds: 0, perDatabase: true };
+    const result = await withNamedLock(this.dataSource, lock, async (runner) => {
       try {
         await runner.startTransaction('READ COMMITTED');
         const folded = await foldCounterDeltas(runner.manager, limit);
@@ -359,12 +349,9 @@ export class MessageClaimsRepository {
       } catch (error: unknown) {
         if (runner.isTransactionActive) await runner.rollbackTransaction();
         throw error;
-      } finally {
-        await runner.query(`DO RELEASE_LOCK(CONCAT('ums.fold_counters.', DATABASE()))`);
       }
-    } finally {
-      await runner.release();
-    }
+    });
+    return result.acquired ? result.value : { folded: 0, clamped: [] };
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConsumerGroups, DeliveryErrorCode, Topics } from '@ums/contracts';
 import { subscriberMatches } from '@ums/domain';
-import { selectRows, TopicRangeReader, UnavailableError } from '@ums/platform';
+import { TopicRangeReader, UnavailableError, withNamedLock } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { SubscriberRecord } from '../subscribers/subscriber.record';
 import { DeliveriesConfig } from './deliveries.config';
@@ -12,11 +12,6 @@ import { inboundWebhookEvent, statusWebhookEvent, type WebhookEvent } from './we
 
 /** Events per statement, as the fan-out writes them. */
 const REQUEUE_SLICE = 500;
-
-/** GET_LOCK's answer: 1 taken, 0 timed out, NULL on error (MySQL answers a BIGINT, a string). */
-interface LockRow {
-  readonly acquired: number | string | null;
-}
 
 /**
  * A replay by time: every status and inbound event since a time that the subscriber's filter takes,
@@ -121,27 +116,17 @@ export class ReplaySinceService {
   }
 
   private async locked(work: () => Promise<void>): Promise<void> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [lock] = await selectRows<LockRow>(
-        runner,
-        `SELECT GET_LOCK(CONCAT('ums.webhook_replay.', DATABASE()), ?) AS acquired`,
-        [Math.ceil(WEBHOOK_REPLAY_READ_TIMEOUT_MS / 1000)],
+    const lock = {
+      name: 'ums.webhook_replay.',
+      waitSeconds: Math.ceil(WEBHOOK_REPLAY_READ_TIMEOUT_MS / 1000),
+      perDatabase: true,
+    };
+    const { acquired } = await withNamedLock(this.dataSource, lock, work);
+    if (!acquired) {
+      throw new UnavailableError(
+        DeliveryErrorCode.ReplayBusy,
+        'Another replay by time is running; retry once it has finished',
       );
-      if (Number(lock?.acquired) !== 1) {
-        throw new UnavailableError(
-          DeliveryErrorCode.ReplayBusy,
-          'Another replay by time is running; retry once it has finished',
-        );
-      }
-      try {
-        await work();
-      } finally {
-        await runner.query(`DO RELEASE_LOCK(CONCAT('ums.webhook_replay.', DATABASE()))`);
-      }
-    } finally {
-      await runner.release();
     }
   }
 }

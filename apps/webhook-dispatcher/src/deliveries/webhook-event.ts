@@ -1,5 +1,6 @@
 import type { InboundMessageV1, MessageStatusV1 } from '@ums/contracts';
 import type { WebhookEventFacts } from '@ums/domain';
+import type { RangeRecord } from '@ums/platform';
 
 /** One consumed event, with the exact body subscribers get. */
 export interface WebhookEvent {
@@ -9,16 +10,8 @@ export interface WebhookEvent {
   readonly source: { readonly topic: string; readonly partition: number; readonly offset: string };
 }
 
-/** A record of a topic, decoded: where it was, and its value. */
-interface SourcedValue<V> {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: string;
-  readonly value: V;
-}
-
 /** A status event as subscribers get it; the fan-out and a replay by time build the same body. */
-export function statusWebhookEvent(m: SourcedValue<MessageStatusV1>): WebhookEvent {
+export function statusWebhookEvent(m: RangeRecord<MessageStatusV1>): WebhookEvent {
   return {
     eventId: m.value.eventId,
     facts: { tenantId: m.value.tenantId, eventType: 'message.status', campaignId: m.value.campaignId },
@@ -28,7 +21,7 @@ export function statusWebhookEvent(m: SourcedValue<MessageStatusV1>): WebhookEve
 }
 
 /** An inbound message as subscribers get it. */
-export function inboundWebhookEvent(m: SourcedValue<InboundMessageV1>): WebhookEvent {
+export function inboundWebhookEvent(m: RangeRecord<InboundMessageV1>): WebhookEvent {
   return {
     eventId: m.value.eventId,
     facts: { tenantId: m.value.tenantId, eventType: 'message.inbound' },

@@ -7,5 +7,6 @@ export * from './mysql-settings.mapper';
 export * from './mysql.module';
 export * from './sql-values';
 export * from './mysql-startup-error';
+export * from './named-lock';
 export * from './service-grants.check';
 export * from './typed-rows';
