@@ -20,6 +20,7 @@ export * from './workspace-root';
 export * from './pipeline/simulator-client';
 export * from './pipeline/loopback-subscriber';
 export * from './net/tcp-proxy';
+export * from './net/free-port';
 export * from './redis/redis-server';
 export * from './tls/test-pki';
 export * from './redis/redis-engines';

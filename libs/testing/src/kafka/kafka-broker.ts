@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { ManagedProcess } from '../process/managed-process';
 import { waitUntil } from '../process/wait-until';
 import { workspaceRoot } from '../workspace-root';
+import { freePort } from '../net/free-port';
 
 /** Version fetched by deploy/kafka/pom.xml. */
 export const KAFKA_VERSION = '3.9.1';
@@ -115,21 +115,6 @@ export function kafkaJvmArgs(dataDir: string, heapMb: number): string[] {
     'kafka.Kafka',
     join(dataDir, 'server.properties'),
   ];
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /**

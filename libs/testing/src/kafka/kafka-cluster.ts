@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import { ManagedProcess } from '../process/managed-process';
 import { waitUntil } from '../process/wait-until';
+import { freePort } from '../net/free-port';
 import {
   assertKafkaJars,
   formatKafkaStorage,
-  freePort,
   kafkaClusterNodeDir,
   kafkaJvmArgs,
   LOG4J,

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../kafka/kafka-broker';
+import { freePort } from '../net/free-port';
 import { ManagedProcess } from '../process/managed-process';
 import { waitUntil } from '../process/wait-until';
 import {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { serviceMysqlEnv } from '../pipeline/service-env';
 import { testLogDir } from './test-log-dir';
 import { compiledEntry } from './compiled-entry';
-import { freePort } from '../kafka/kafka-broker';
+import { freePort } from '../net/free-port';
 import { ManagedProcess } from './managed-process';
 import { waitUntil } from './wait-until';
 

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../kafka/kafka-broker';
+import { freePort } from '../net/free-port';
 import { ManagedProcess } from '../process/managed-process';
 import { waitUntil } from '../process/wait-until';
 import type { SecureEngine } from '../secure-engine';

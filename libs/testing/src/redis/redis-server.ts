@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { freePort } from '../kafka/kafka-broker';
+import { freePort } from '../net/free-port';
 import { ManagedProcess } from '../process/managed-process';
 import { waitUntil } from '../process/wait-until';
 
