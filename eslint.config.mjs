@@ -37,7 +37,13 @@ function boundaries({ testsMayUseTesting }) {
       depConstraints: [
         {
           sourceTag: 'type:app',
-          onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
+          onlyDependOnLibsWithTags: [
+            'type:contracts',
+            'type:domain',
+            'type:platform',
+            'type:testing',
+            'type:client',
+          ],
         },
         {
           sourceTag: 'type:platform',
@@ -54,21 +60,33 @@ function boundaries({ testsMayUseTesting }) {
           bannedExternalImports: ioFrameworks,
         },
         { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [], bannedExternalImports: ioFrameworks },
-        // The operator CLI talks HTTP only: the API's view types from contracts. Its end-to-end test sets up
-        // a database, topics and the services with platform and the test helpers.
+        // The typed HTTP client: the documents' types and fetch, nothing of the services.
+        {
+          sourceTag: 'type:client',
+          onlyDependOnLibsWithTags: ['type:contracts', ...(testsMayUseTesting ? ['type:testing'] : [])],
+          bannedExternalImports: ioFrameworks,
+        },
+        // The operator CLI talks HTTP only, through the typed client. Its end-to-end test sets up a
+        // database, topics and the services with platform and the test helpers.
         testsMayUseTesting
           ? {
               sourceTag: 'type:cli',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:testing'],
+              onlyDependOnLibsWithTags: ['type:client', 'type:contracts', 'type:platform', 'type:testing'],
             }
           : {
               sourceTag: 'type:cli',
-              onlyDependOnLibsWithTags: ['type:contracts'],
+              onlyDependOnLibsWithTags: ['type:client', 'type:contracts'],
               bannedExternalImports: ioFrameworks,
             },
         {
           sourceTag: 'type:tool',
-          onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:platform', 'type:testing'],
+          onlyDependOnLibsWithTags: [
+            'type:client',
+            'type:contracts',
+            'type:domain',
+            'type:platform',
+            'type:testing',
+          ],
         },
       ],
     },
@@ -127,9 +145,24 @@ export default [
     },
   },
   {
-    // Production code of apps must not pull in test helpers.
+    // Production code of apps must not pull in test helpers, nor (but the CLI) the typed HTTP client.
     files: ['apps/**/*.ts'],
     ignores: ['apps/**/*.spec.ts', 'apps/**/*.int-spec.ts', 'apps/**/*.e2e-spec.ts', 'apps/**/test/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@ums/testing', message: 'Test helpers are for tests only.' },
+            { name: '@ums/client', message: 'The typed HTTP client is for the CLI, tools and tests.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/ums-cli/**/*.ts'],
+    ignores: ['apps/**/*.spec.ts', 'apps/**/*.int-spec.ts', 'apps/**/*.e2e-spec.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -11,7 +11,9 @@ const transform = {
   '/node_modules/jose/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
 };
 // What SWC leaves as written (a string in jest.mock or require, not an import) still resolves.
-const moduleNameMapper = { '^@ums/(contracts|domain|platform|testing)$': '<rootDir>/libs/$1/src/index.ts' };
+const moduleNameMapper = {
+  '^@ums/(client|contracts|domain|platform|testing)$': '<rootDir>/libs/$1/src/index.ts',
+};
 // `npm test` runs the suites that measure time or load both cores in a phase of their own, one at a time,
 // after the rest (UMS_TEST_PHASE=solo, then =main before it): the chaos test loads both cores for minutes,
 // and the rate and latency suites beside other suites measured a starved machine (p99 308 -> 544 ms).

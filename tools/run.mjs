@@ -235,7 +235,16 @@ async function runTests(extraArgs, { checks = true, env = {}, database = 'MariaD
  * Benchmarks: by default the whole pipeline; `--only a,b` picks from the stage benchmarks too. Each
  * prints its figures and writes tmp/bench/<name>-bench.json.
  */
-const BENCH_STAGES = ['pipeline', 'campaign', 'sender', 'ingest', 'dispatcher', 'row-writes'];
+const BENCH_STAGES = [
+  'pipeline',
+  'campaign',
+  'sender',
+  'ingest',
+  'dispatcher',
+  'row-writes',
+  'http-sends',
+  'cloud-events',
+];
 
 function runBenches(args) {
   const onlyAt = args.indexOf('--only');
@@ -360,7 +369,7 @@ async function main() {
     }
     default:
       process.stdout.write(
-        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher,row-writes] [--brokers 3] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | db-grants print|apply | infra-down\n',
+        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher,row-writes,http-sends,cloud-events] [--brokers 3] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | db-grants print|apply | infra-down\n',
       );
       process.exit(command === 'help' ? 0 : 2);
   }

@@ -45,6 +45,18 @@ const PROBES = {
     dir: 'apps/ums-cli/src',
     source: "import type { RunView } from '@ums/contracts';\nexport type Probe = RunView['state'];\n",
   },
+  clientInCli: {
+    dir: 'apps/ums-cli/src',
+    source: "import { CampaignApiClient } from '@ums/client';\nexport const probe = CampaignApiClient;\n",
+  },
+  clientInService: {
+    dir: 'apps/notification-sender/src',
+    source: "import { CampaignApiClient } from '@ums/client';\nexport const probe = CampaignApiClient;\n",
+  },
+  platformInClient: {
+    dir: 'libs/client/src',
+    source: "import { CodedError } from '@ums/platform';\nexport const probe = CodedError;\n",
+  },
 } satisfies Record<string, Probe>;
 
 /**
@@ -127,8 +139,14 @@ describe('module boundaries (real ESLint config)', () => {
     expect(lint('contractsInDomain')).toEqual([]);
   });
 
-  it('refuses platform in the operator CLI, and accepts the API views of contracts there', () => {
+  it('refuses platform in the operator CLI, and accepts the typed client and contracts there', () => {
     expect(lint('platformInCli').join('\n')).toMatch(/@nx\/enforce-module-boundaries/);
     expect(lint('contractsInCli')).toEqual([]);
+    expect(lint('clientInCli')).toEqual([]);
+  });
+
+  it("keeps the typed client out of the services' code, and the platform out of the client", () => {
+    expect(lint('clientInService').join('\n')).toMatch(/no-restricted-imports: .*typed HTTP client/);
+    expect(lint('platformInClient').join('\n')).toMatch(/@nx\/enforce-module-boundaries/);
   });
 });

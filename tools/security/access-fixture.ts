@@ -31,6 +31,8 @@ export interface Resources {
   subscriberId: string;
   deliveryId: string;
   apiKeyId: string;
+  /** An address tenant A opted out of SMS (E.164). */
+  optOutAddress: string;
 }
 
 /** What the database and Kafka hold, to tell whether a refused call changed anything. */
@@ -245,6 +247,16 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
        UTC_TIMESTAMP(3), ?)`,
     [TENANT_A, DecodeErrorCode.SchemaViolation, TENANT_A],
   )) as { insertId: number };
+  const optOut = created(
+    await stack.call(
+      'scheduler',
+      'PUT',
+      `/v1/opt-outs/sms/${encodeURIComponent('+4915100000077')}`,
+      undefined,
+      key,
+    ),
+    'opt-out',
+  );
   // A key of A's to revoke; not the one the matrix calls with.
   const spare = created(
     await stack.call('scheduler', 'POST', '/v1/api-keys', { name: 'spare' }, key),
@@ -261,6 +273,7 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
     subscriberId,
     deliveryId: String(delivery.insertId),
     apiKeyId: String(spare['id']),
+    optOutAddress: String(optOut['address']),
   };
 }
 

@@ -50,6 +50,12 @@ const ROUTES: Record<string, RouteCase> = {
     ok: 200,
     foreign: hidden,
   },
+  'GET /v1/campaigns/:campaignId/runs/:runId/events': {
+    service: 'scheduler',
+    path: (r) => `${runPath(r)}/events`,
+    ok: 200,
+    foreign: hidden,
+  },
   'GET /v1/campaigns/:campaignId/audience/imports': {
     service: 'scheduler',
     path: (r) => `${campaignPath(r)}/audience/imports`,
@@ -114,6 +120,13 @@ const ROUTES: Record<string, RouteCase> = {
     foreign: hidden,
   },
   'GET /v1/audit-events': { service: 'scheduler', path: () => '/v1/audit-events', ok: 200, foreign: own },
+  'GET /v1/opt-outs': { service: 'scheduler', path: () => '/v1/opt-outs', ok: 200, foreign: own },
+  'GET /v1/opt-outs/export.csv': {
+    service: 'scheduler',
+    path: () => '/v1/opt-outs/export.csv',
+    ok: 200,
+    foreign: own,
+  },
   'GET /v1/subscribers': { service: 'dispatcher', path: () => '/v1/subscribers', ok: 200, foreign: own },
   'GET /v1/subscribers/:id': { service: 'dispatcher', path: subscriberPath, ok: 200, foreign: hidden },
   'GET /v1/subscribers/:id/deliveries': {
@@ -133,6 +146,33 @@ const ROUTES: Record<string, RouteCase> = {
       schedule: { kind: 'now' },
     }),
     ok: 201,
+    foreign: { kind: 'refused', status: 400 },
+  },
+  'POST /v1/messages': {
+    service: 'scheduler',
+    path: () => '/v1/messages',
+    body: (r) => ({
+      channel: 'sms',
+      credentialId: r.credentialId,
+      content: { text: 'Your code is 4711' },
+      recipient: { address: '+4915100000003' },
+    }),
+    ok: 202,
+    // Tenant B cannot send with A's credential: refused as an unknown one, before anything is stored.
+    foreign: { kind: 'refused', status: 400 },
+  },
+  'POST /v1/sends': {
+    service: 'scheduler',
+    path: () => '/v1/sends',
+    body: (r) => ({
+      campaignName: 'matrix send',
+      channel: 'sms',
+      credentialId: r.credentialId,
+      content: { text: 'Hi {{first_name}}' },
+      recipients: [{ address: '+4915100000004', variables: { first_name: 'Ada' } }],
+      sendAt: '2099-01-01T00:00:00Z',
+    }),
+    ok: 202,
     foreign: { kind: 'refused', status: 400 },
   },
   'POST /v1/campaigns/:campaignId/audience/inline': {
@@ -242,6 +282,26 @@ const ROUTES: Record<string, RouteCase> = {
     body: () => ({ url: 'https://93.184.215.14/hook', eventTypes: ['message.status'] }),
     ok: 201,
     foreign: own,
+  },
+  // Another address than A's opt-out: B's own PUT answers B's entry, which must not look like a leak.
+  'PUT /v1/opt-outs/:channel/:address': {
+    service: 'scheduler',
+    path: () => `/v1/opt-outs/sms/${encodeURIComponent('+4915100000078')}`,
+    ok: 200,
+    foreign: own,
+  },
+  'POST /v1/opt-outs/import': {
+    service: 'scheduler',
+    path: () => '/v1/opt-outs/import',
+    body: () => ({}),
+    ok: 415,
+    foreign: own,
+  },
+  'DELETE /v1/opt-outs/:channel/:address': {
+    service: 'scheduler',
+    path: (r) => `/v1/opt-outs/sms/${encodeURIComponent(r.optOutAddress)}`,
+    ok: 204,
+    foreign: hidden,
   },
   'POST /v1/api-keys': {
     service: 'scheduler',

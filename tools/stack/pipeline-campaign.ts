@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { type RunCounters, type RunList, type RunView, Scope, TENANT_HEADER, Topics } from '@ums/contracts';
+import {
+  CampaignApiClient,
+  type DispatcherOperations,
+  DispatcherApiClient,
+  type JsonBodyOf,
+  type RunView,
+} from '@ums/client';
+import { type RunCounters, Scope, Topics } from '@ums/contracts';
 import { type KafkaConnectionOptions, KafkaNames } from '@ums/platform';
 import { bearer, LoopbackSubscriber } from '@ums/testing';
 import { Kafka, logLevel } from 'kafkajs';
@@ -124,20 +131,22 @@ interface SimulatorStatsView {
 const SETTLED_RUN_STATES = new Set(['COMPLETED', 'FAILED', 'STOPPED']);
 
 /**
- * One campaign through the whole pipeline, driven the way a user would: a simulator credential
- * whose status callbacks go to webhook-ingest, a subscriber (a real HTTP receiver on loopback that
- * verifies every Standard Webhooks signature) registered with the dispatcher, a campaign with a
- * generated CSV audience uploaded to the campaign API, then started. It prints a progress line per
- * second per stage (imported, expanded, sent, delivered/read, relayed) and, once everything has
- * settled, compares the status topic with what the subscriber received.
+ * One campaign through the whole pipeline, driven the way a user would, through the typed client of
+ * the APIs (`@ums/client`): a simulator credential whose status callbacks go to webhook-ingest, a
+ * subscriber (a real HTTP receiver on loopback that verifies every Standard Webhooks signature)
+ * registered with the dispatcher, a campaign with a generated CSV audience uploaded to the campaign
+ * API, then started. It prints a progress line per second per stage (imported, expanded, sent,
+ * delivered/read, relayed) and, once everything has settled, compares the status topic with what the
+ * subscriber received.
  */
 export async function runPipelineCampaign(options: PipelineCampaignOptions): Promise<PipelineCampaignResult> {
   const { urls, say } = options;
-  const api = keyedApi(options.apiKey);
+  const scheduler = new CampaignApiClient({ baseUrl: urls.scheduler, apiKey: options.apiKey });
+  const dispatcher = new DispatcherApiClient({ baseUrl: urls.dispatcher, apiKey: options.apiKey });
   const subscriber = await LoopbackSubscriber.start({ keepRequests: false, verifier: 'hmac' });
   try {
     const callbackSecret = `cb_${randomBytes(16).toString('hex')}`;
-    const credential = await api<{ id: string }>('POST', `${urls.scheduler}/v1/credentials`, {
+    const credential = await scheduler.credentials.create({
       name: 'simulator (pipeline)',
       provider: 'simulator',
       channel: 'whatsapp',
@@ -161,7 +170,7 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
       callbackSecret,
       callbacks: { enabled: true, ...options.callbacks },
     });
-    const campaign = await api<{ id: string }>('POST', `${urls.scheduler}/v1/campaigns`, {
+    const campaign = await scheduler.campaigns.create({
       name: `Pipeline campaign of ${options.recipients}`,
       channel: 'whatsapp',
       credentialId: credential.id,
@@ -178,14 +187,16 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
     subscriber.secret = hook.secret;
     say(`credential ${credential.id}, campaign ${campaign.id}, subscriber ${hook.id} at ${subscriber.url()}`);
 
-    const imported = await uploadAudience(
-      { scheduler: urls.scheduler, apiKey: options.apiKey, say },
-      campaign.id,
-      addresses,
-    );
-    await api('POST', `${urls.scheduler}/v1/campaigns/${campaign.id}/start`, {});
+    const imported = await uploadAudience({ scheduler, say }, campaign.id, addresses);
+    await scheduler.campaigns.act(campaign.id, 'start');
     const startedAt = new Date();
-    const progress = await followProgress(options, campaign.id, credential.id, subscriber, startedAt);
+    const progress = await followProgress(
+      options,
+      scheduler,
+      { campaignId: campaign.id, credentialId: credential.id },
+      subscriber,
+      startedAt,
+    );
     options.onSettled?.();
 
     const published = await statusEventIds(
@@ -199,11 +210,11 @@ export async function runPipelineCampaign(options: PipelineCampaignOptions): Pro
     // 10 min): keep waiting while the dispatcher still has any for this subscriber in flight.
     const relayDeadline = Date.now() + options.timeoutMs;
     let missing = countMissing(published, subscriber);
-    let inFlight = missing > 0 ? await deliveriesInFlight(api, urls.dispatcher, hook.id) : 0;
+    let inFlight = missing > 0 ? await deliveriesInFlight(dispatcher, hook.id) : 0;
     while (missing > 0 && inFlight > 0 && Date.now() < relayDeadline) {
       await sleep(1_000);
       missing = countMissing(published, subscriber);
-      if (missing > 0) inFlight = await deliveriesInFlight(api, urls.dispatcher, hook.id);
+      if (missing > 0) inFlight = await deliveriesInFlight(dispatcher, hook.id);
     }
     if (missing > 0)
       say(`${fmt(missing)} status events not relayed, ${fmt(inFlight)} deliveries still pending or retrying`);
@@ -248,22 +259,19 @@ function phone(i: number): string {
 }
 
 async function uploadAudience(
-  target: { readonly scheduler: string; readonly apiKey: string; readonly say: (line: string) => void },
+  target: { readonly scheduler: CampaignApiClient; readonly say: (line: string) => void },
   campaignId: string,
   addresses: readonly string[],
 ): Promise<{ rowsAccepted: number; ms: number }> {
   const { scheduler, say } = target;
-  const api = keyedApi(target.apiKey);
   const lines = addresses.map((address, i) => `${address},R${i},${i % 9973}`);
   const csv = `phone,first_name,code\n${lines.join('\n')}\n`;
-  const form = new FormData();
-  form.append('file', new Blob([csv], { type: 'text/csv' }), 'audience.csv');
   const started = Date.now();
   // The upload answers when the import is done; its row shows progress meanwhile.
-  const upload = fetch(`${scheduler}/v1/campaigns/${campaignId}/audience/csv`, {
-    method: 'POST',
-    headers: bearer(target.apiKey),
-    body: form,
+  const upload = scheduler.audience.uploadCsv(campaignId, {
+    fileName: 'audience.csv',
+    contentType: 'text/csv',
+    content: Buffer.from(csv),
   });
   let done = false;
   const watch = (async (): Promise<void> => {
@@ -271,10 +279,10 @@ async function uploadAudience(
     while (!done) {
       await sleep(1_000);
       if (done) return;
-      const page = await api<{ items: { rowsAccepted: number; state: string }[] }>(
-        'GET',
-        `${scheduler}/v1/campaigns/${campaignId}/audience/imports?limit=1`,
-      ).catch(() => ({ items: [] }));
+      // Best effort: a poll that fails is tried again a second later; the upload's answer decides.
+      const page = await scheduler.audience
+        .listImports(campaignId, { limit: 1 })
+        .catch(() => ({ items: [] as { rowsAccepted: number; state: string }[] }));
       const current = page.items[0];
       if (current === undefined) continue;
       say(
@@ -284,19 +292,16 @@ async function uploadAudience(
       last = current.rowsAccepted;
     }
   })();
-  const response = await upload.finally(() => {
+  const summary = await upload.finally(() => {
     done = true;
   });
   await watch;
-  const summary = (await response.json()) as Record<string, unknown>;
-  if (response.status !== 201)
-    throw new Error(`audience upload answered ${response.status}: ${JSON.stringify(summary)}`);
   const ms = Date.now() - started;
-  const rowsAccepted = Number(summary['rowsAccepted']);
+  const { rowsAccepted } = summary;
   say(
     `imported ${rowsAccepted.toLocaleString('en')} recipients in ${(ms / 1000).toFixed(1)} s ` +
-      `(${Math.round(rowsAccepted / (ms / 1000)).toLocaleString('en')} rows/s; rejected ${String(summary['rowsRejected'])}, ` +
-      `duplicates ${String(summary['rowsDuplicate'])})`,
+      `(${Math.round(rowsAccepted / (ms / 1000)).toLocaleString('en')} rows/s; rejected ${summary.rowsRejected}, ` +
+      `duplicates ${summary.rowsDuplicate})`,
   );
   return { rowsAccepted, ms };
 }
@@ -304,13 +309,13 @@ async function uploadAudience(
 /** Polls once a second until the run settled, its callbacks were applied and nothing moves any more. */
 async function followProgress(
   options: PipelineCampaignOptions,
-  campaignId: string,
-  credentialId: string,
+  scheduler: CampaignApiClient,
+  ids: { readonly campaignId: string; readonly credentialId: string },
   subscriber: LoopbackSubscriber,
   startedAt: Date,
 ): Promise<{ run: RunView; timeline: Omit<PipelineTimeline, 'importMs' | 'relayedMs'> }> {
   const { urls, say } = options;
-  const api = keyedApi(options.apiKey);
+  const { campaignId, credentialId } = ids;
   const since = (): number => Date.now() - startedAt.getTime();
   let expandedMs: number | null = null;
   let sentMs: number | null = null;
@@ -322,7 +327,7 @@ async function followProgress(
   for (;;) {
     await sleep(1_000);
     // The runs list, not the campaign view: that one counts the audience's contacts on every read.
-    const view = await api<RunList>('GET', `${urls.scheduler}/v1/campaigns/${campaignId}/runs?limit=1`);
+    const view = await scheduler.runs.list(campaignId, { limit: 1 });
     const run = view.items[0];
     if (run === undefined) continue;
     const stats = await simulatorStats(urls.simulator, credentialId);
@@ -400,14 +405,10 @@ async function statusEventIds(connection: KafkaConnectionOptions, campaignId: st
 }
 
 /** Deliveries to the subscriber the dispatcher has not finished (pending or waiting on a retry tier), up to 100. */
-async function deliveriesInFlight(api: KeyedApi, dispatcher: string, subscriberId: string): Promise<number> {
+async function deliveriesInFlight(dispatcher: DispatcherApiClient, subscriberId: string): Promise<number> {
   let count = 0;
-  for (const state of ['PENDING', 'RETRYING']) {
-    const page = await api<{ items: unknown[] }>(
-      'GET',
-      `${dispatcher}/v1/subscribers/${subscriberId}/deliveries?state=${state}&limit=100`,
-    );
-    count += page.items.length;
+  for (const state of ['PENDING', 'RETRYING'] as const) {
+    count += (await dispatcher.deliveries.list(subscriberId, { state, limit: 100 })).items.length;
   }
   return count;
 }
@@ -435,54 +436,47 @@ export interface TenantKeyRequest {
 
 /**
  * A new API key of a tenant, made with the operator key as an operator would (`X-Ums-Tenant` names the
- * tenant). Answers the token, which the caller must never print; errors carry the refusal, not the keys.
+ * tenant). Answers the token, which the caller must never print; a refusal (UmsApiError) carries the
+ * service's code and message, never the keys.
  */
 export async function createTenantApiKey(request: TenantKeyRequest): Promise<string> {
-  const response = await fetch(`${request.schedulerUrl}/v1/api-keys`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      [TENANT_HEADER]: request.tenantId,
-      ...bearer(request.operatorKey),
-    },
-    body: JSON.stringify({
-      name: `${request.tenantId} tools`,
-      scopes: request.scopes,
-      ...(request.expiresInMs === undefined
-        ? {}
-        : { expiresAt: new Date(Date.now() + request.expiresInMs).toISOString() }),
-    }),
+  const operator = new CampaignApiClient({
+    baseUrl: request.schedulerUrl,
+    apiKey: request.operatorKey,
+    tenant: request.tenantId,
   });
-  const body = (await response.json()) as { key?: unknown; error?: unknown };
-  if (response.status !== 201 || typeof body.key !== 'string') {
-    throw new Error(
-      `creating a key of ${request.tenantId} answered ${response.status}: ${JSON.stringify(body.error)}`,
-    );
-  }
-  return body.key;
+  const created = await operator.apiKeys.create({
+    name: `${request.tenantId} tools`,
+    scopes: [...request.scopes],
+    ...(request.expiresInMs === undefined
+      ? {}
+      : { expiresAt: new Date(Date.now() + request.expiresInMs).toISOString() }),
+  });
+  return created.key;
 }
 
 /** An internal (loopback) subscriber of `tenantId`, registered with the operator key as only it may. */
 export async function registerInternalSubscriber(
   dispatcherUrl: string,
   keys: { readonly operatorKey: string; readonly tenantId: string },
-  subscriber: Record<string, unknown>,
+  subscriber: JsonBodyOf<DispatcherOperations['Subscribers_create']>,
 ): Promise<{ id: string; secret: string }> {
-  const response = await fetch(`${dispatcherUrl}/v1/subscribers`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      [TENANT_HEADER]: keys.tenantId,
-      ...bearer(keys.operatorKey),
-    },
-    body: JSON.stringify(subscriber),
+  const operator = new DispatcherApiClient({
+    baseUrl: dispatcherUrl,
+    apiKey: keys.operatorKey,
+    tenant: keys.tenantId,
   });
-  const text = await response.text();
-  if (response.status !== 201) throw new Error(`POST /v1/subscribers answered ${response.status}: ${text}`);
-  return JSON.parse(text) as { id: string; secret: string };
+  const created = await operator.subscribers.create(subscriber);
+  // The document gives the secret in the answers of create and rotate-secret only.
+  if (created.secret === undefined)
+    throw new Error(`subscriber ${created.id} was created without its secret`);
+  return { id: created.id, secret: created.secret };
 }
 
-/** JSON calls to the scheduler's and the dispatcher's APIs with one key. */
+/**
+ * Untyped JSON calls with one key, by method and URL (the chaos test's); the pipeline above calls the
+ * APIs through their typed client, `@ums/client`.
+ */
 export type KeyedApi = <T = unknown>(method: string, url: string, body?: unknown) => Promise<T>;
 
 /** callApi with this key on every call. */
@@ -492,8 +486,9 @@ export function keyedApi(apiKey: string): KeyedApi {
 }
 
 /**
- * JSON over HTTP to a service's API, with `Authorization: Bearer <apiKey>` when a key is given (the
- * simulator's `/_sim` routes take none); throws on a non-2xx answer with its body, never the key.
+ * JSON over HTTP, with `Authorization: Bearer <apiKey>` when a key is given: for routes outside the
+ * OpenAPI documents (the simulator's `/_sim` routes, which take none); throws on a non-2xx answer
+ * with its body, never the key.
  */
 export async function callApi<T = unknown>(
   method: string,

@@ -1,5 +1,6 @@
-import { AllTopics, KafkaHeaders, type MessageClass } from '@ums/contracts';
+import { AllTopics, CloudEventHeaders, KafkaHeaders, type MessageClass } from '@ums/contracts';
 import { getMetadataStorage } from 'class-validator';
+import { schemaFileOf } from '../asyncapi/message-schema.renderer';
 
 const HOUR = 3_600_000;
 
@@ -16,12 +17,15 @@ export function renderTopicsDoc(): string {
     'version does not break older consumers), invalid messages go to `ums.dead-letters.v1` with the reason.',
     'Topics are created explicitly (`ums-admin create-topics`, apps/ums-admin, run by the Kubernetes topic job), never auto-created.',
     '',
+    'For producers and consumers in other languages: the [AsyncAPI 3.0 document](asyncapi/asyncapi.yaml) of these',
+    'topics, a JSON Schema of each value (linked from the table) and kcat samples, in [asyncapi/](asyncapi/README.md).',
+    '',
     '| topic | value | key | partitions | retention | delay | purpose |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const topic of AllTopics) {
     lines.push(
-      `| \`${topic.name}\` | ${topic.value.name} | <code>${keySource(topic.keyOf)}</code> | ${topic.partitions} | ${formatMs(topic.retentionMs)} | ${topic.delayMs === undefined ? '' : formatMs(topic.delayMs)} | ${topic.description} |`,
+      `| \`${topic.name}\` | [${topic.value.name}](asyncapi/${schemaFileOf(topic.value)}) | <code>${keySource(topic.keyOf)}</code> | ${topic.partitions} | ${formatMs(topic.retentionMs)} | ${topic.delayMs === undefined ? '' : formatMs(topic.delayMs)} | ${topic.description} |`,
     );
   }
   lines.push(
@@ -31,6 +35,13 @@ export function renderTopicsDoc(): string {
     'Set by the platform on retry tiers and dead letters, and by the campaign-scheduler on replayed dead letters:',
     '',
     ...Object.entries(KafkaHeaders).map(([name, header]) => `- \`${header}\` (${name})`),
+    '',
+    `Records of ${AllTopics.filter((t) => t.cloudEvent !== undefined)
+      .map((t) => `\`${t.name}\``)
+      .join(', ')} carry CloudEvents attributes as headers (Kafka protocol binding, binary content mode):`,
+    `${Object.values(CloudEventHeaders)
+      .map((h) => `\`${h}\``)
+      .join(', ')}. Each topic's headers are in the AsyncAPI document.`,
     '',
     '## Retries',
     '',

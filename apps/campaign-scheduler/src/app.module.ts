@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PlatformModule, ProviderEndpointsConfig, SecretsConfig } from '@ums/platform';
+import { IdempotencyModule, PlatformModule, ProviderEndpointsConfig, SecretsConfig } from '@ums/platform';
 import { AccessModule } from './access/access.module';
 import { AudienceConfig } from './audience/audience.config';
 import { AudienceModule } from './audience/audience.module';
@@ -8,6 +8,7 @@ import { CredentialsModule } from './credentials/credentials.module';
 import { DeadLettersConfig } from './dead-letters/dead-letters.config';
 import { DeadLettersModule } from './dead-letters/dead-letters.module';
 import { MessagesModule } from './messages/messages.module';
+import { OptOutsModule } from './opt-outs/opt-outs.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulingConfig } from './scheduling/scheduling.config';
 import { SchedulingModule } from './scheduling/scheduling.module';
@@ -35,13 +36,21 @@ import { SweeperModule } from './sweeper/sweeper.module';
         AudienceConfig,
         DeadLettersConfig,
       ],
+      openApi: {
+        title: 'UMS campaign API (campaign-scheduler)',
+        description:
+          'Campaigns, their audiences, runs and messages; provider credentials, API keys, the audit trail and dead letters.',
+        version: '1.0.0',
+      },
     }),
+    IdempotencyModule,
     AccessModule,
     CredentialsModule,
     CampaignsModule,
     AudienceModule,
     RunsModule,
     MessagesModule,
+    OptOutsModule,
     SchedulingModule,
     SweeperModule,
     SendRequestsModule,

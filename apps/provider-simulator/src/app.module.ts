@@ -4,6 +4,7 @@ import { CallbacksConfig } from './callbacks/callbacks.config';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { CredentialsConfig } from './credentials/credentials.config';
 import { CredentialsModule } from './credentials/credentials.module';
+import { InboundModule } from './inbound/inbound.module';
 import { MittoModule } from './mitto/mitto.module';
 import { NativeModule } from './native/native.module';
 import { SendingConfig } from './sending/sending.config';
@@ -15,7 +16,7 @@ import { WhatsAppModule } from './whatsapp/whatsapp.module';
 
 /**
  * Root module of provider-simulator: provider routes (WhatsApp Cloud, Twilio, SES v2, Mitto,
- * native), the admin API under /_sim, status callbacks. No Kafka, MySQL or Redis.
+ * native), the admin API under /_sim, status callbacks and recipients' replies. No Kafka, MySQL or Redis.
  */
 @Module({
   imports: [
@@ -31,6 +32,7 @@ import { WhatsAppModule } from './whatsapp/whatsapp.module';
     CredentialsModule,
     StatsModule,
     CallbacksModule,
+    InboundModule,
     WhatsAppModule,
     TwilioModule,
     SesModule,

@@ -1,4 +1,5 @@
-import type { ApiKeyPage, ApiKeyView, AuditEventPage, CreatedApiKeyView } from '@ums/contracts';
+import type { ApiKeyView, JsonBodyOf, SchedulerOperations } from '@ums/client';
+import { serviceChecked } from './api.client';
 import { parseIsoTime } from './cli-args.parser';
 import { UsageError } from './cli.errors';
 import type { CommandSpec } from './command.types';
@@ -21,13 +22,16 @@ function withMore(table: string, next: string | null, flag: string): string {
   return next === null ? table : `${table}more: ${flag} ${next}\n`;
 }
 
+type Scopes = NonNullable<JsonBodyOf<SchedulerOperations['ApiKeys_create']>['scopes']>;
+
 /** `a, b` as ['a', 'b']; left out, the service gives the new key all of the caller's scopes. */
-function scopesOf(text: string | undefined, usage: string): string[] | undefined {
+function scopesOf(text: string | undefined, usage: string): Scopes | undefined {
   if (text === undefined) return undefined;
   const scopes = text
     .split(',')
     .map((scope) => scope.trim())
-    .filter((scope) => scope !== '');
+    .filter((scope) => scope !== '')
+    .map((scope) => serviceChecked<Scopes[number]>(scope));
   if (scopes.length === 0) throw new UsageError('--scopes needs at least one scope', usage);
   return scopes;
 }
@@ -44,7 +48,7 @@ const create: CommandSpec = {
     input.noMoreArgs(0);
     const scopes = scopesOf(input.string('scopes'), input.usage);
     const expiresAt = input.string('expires-at');
-    const created = await context.api().post<CreatedApiKeyView>('/v1/api-keys', {
+    const created = await context.api().apiKeys.create({
       name: input.required('name'),
       ...(scopes === undefined ? {} : { scopes }),
       ...(expiresAt === undefined ? {} : { expiresAt: parseIsoTime(expiresAt, '--expires-at', input.usage) }),
@@ -66,7 +70,7 @@ const list: CommandSpec = {
   async run(context) {
     const { input } = context;
     input.noMoreArgs(0);
-    const page = await context.api().get<ApiKeyPage>('/v1/api-keys', {
+    const page = await context.api().apiKeys.list({
       limit: input.int('limit', { min: 1, max: 500 }),
       after: input.string('after'),
     });
@@ -100,7 +104,7 @@ const show: CommandSpec = {
   async run(context) {
     const id = context.input.arg(0, 'KEY_ID');
     context.input.noMoreArgs(1);
-    const key = await context.api().get<ApiKeyView>(`/v1/api-keys/${encodeURIComponent(id)}`);
+    const key = await context.api().apiKeys.get(id);
     context.result(key, () => formatFields(keyFields(key)));
   },
 };
@@ -114,7 +118,7 @@ const revoke: CommandSpec = {
   async run(context) {
     const id = context.input.arg(0, 'KEY_ID');
     context.input.noMoreArgs(1);
-    const key = await context.api().delete<ApiKeyView>(`/v1/api-keys/${encodeURIComponent(id)}`);
+    const key = await context.api().apiKeys.revoke(id);
     context.result(key, () => `key ${key.id} (${key.name}) revoked at ${formatTime(key.revokedAt)}\n`);
   },
 };
@@ -129,7 +133,7 @@ const auditList: CommandSpec = {
     const { input } = context;
     input.noMoreArgs(0);
     const since = input.string('since');
-    const page = await context.api().get<AuditEventPage>('/v1/audit-events', {
+    const page = await context.api().audit.list({
       action: input.string('action'),
       principalId: input.string('principal'),
       since: since === undefined ? undefined : parseIsoTime(since, '--since', input.usage),

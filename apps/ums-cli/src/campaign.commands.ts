@@ -1,8 +1,16 @@
 import { createReadStream, statSync } from 'node:fs';
 import { basename } from 'node:path';
+import {
+  type CampaignDetailView,
+  type CampaignView,
+  type ImportSummary,
+  type JsonBodyOf,
+  type SchedulerOperations,
+  UmsApiError,
+} from '@ums/client';
+import { serviceChecked } from './api.client';
 import { parseIsoTime } from './cli-args.parser';
 import { ApiError, UsageError } from './cli.errors';
-import type { CampaignDetailView, CampaignList, CampaignView, ImportSummary } from '@ums/contracts';
 import type { CommandContext, CommandSpec } from './command.types';
 import { formatBytes, formatFields, formatTable, formatTime, progressBar } from './output.formatter';
 import { watchRun } from './run-watch';
@@ -10,9 +18,8 @@ import { RUN_HEADERS, runRows } from './run-view.formatter';
 
 const DEFAULT_INTERVAL_MS = 1_000;
 
-function campaignPath(id: string, rest = ''): string {
-  return `/v1/campaigns/${encodeURIComponent(id)}${rest}`;
-}
+type CampaignBody = JsonBodyOf<SchedulerOperations['Campaigns_create']>;
+type Country = NonNullable<CampaignBody['defaultCountry']>;
 
 export function watchInterval(context: CommandContext): number {
   return context.input.int('interval', { min: 100, max: 3_600_000 }) ?? DEFAULT_INTERVAL_MS;
@@ -63,26 +70,26 @@ function formatImport(summary: ImportSummary): string {
   )}`;
 }
 
-function templateFrom(context: CommandContext): Record<string, unknown> {
+function templateFrom(context: CommandContext): CampaignBody['template'] {
   const { input } = context;
-  const template: Record<string, unknown> = {};
   const text = input.string('text');
   const subject = input.string('subject');
   const templateName = input.string('template-name');
   const language = input.string('template-language');
   const parameters = input.list('template-param');
-  if (text !== undefined) template['text'] = text;
-  if (subject !== undefined) template['subject'] = subject;
-  if (templateName !== undefined) template['templateName'] = templateName;
-  if (language !== undefined) template['templateLanguage'] = language;
-  if (parameters.length > 0) template['templateParameters'] = parameters;
   if (text === undefined && templateName === undefined) {
     throw new UsageError('give the message as --text or a provider template as --template-name', input.usage);
   }
-  return template;
+  return {
+    ...(text === undefined ? {} : { text }),
+    ...(subject === undefined ? {} : { subject }),
+    ...(templateName === undefined ? {} : { templateName }),
+    ...(language === undefined ? {} : { templateLanguage: language }),
+    ...(parameters.length > 0 ? { templateParameters: parameters } : {}),
+  };
 }
 
-function scheduleFrom(context: CommandContext): Record<string, unknown> {
+function scheduleFrom(context: CommandContext): CampaignBody['schedule'] {
   const { input } = context;
   const at = input.string('at');
   const cron = input.string('cron');
@@ -129,23 +136,21 @@ async function uploadCsv(context: CommandContext, campaignId: string, path: stri
     );
   draw(0);
   try {
-    const summary = await context
-      .api()
-      .upload<ImportSummary>(campaignPath(campaignId, '/audience/csv'), 'file', {
-        fileName: name,
-        contentType: 'text/csv',
-        chunks: fileChunks(path, (bytes) => {
-          draw(bytes);
-          if (bytes >= size)
-            reporter.update(`imported ${formatBytes(size)}; waiting for the last rows to land`);
-        }),
-      });
+    const summary = await context.api().audience.uploadCsv(campaignId, {
+      fileName: name,
+      contentType: 'text/csv',
+      content: fileChunks(path, (bytes) => {
+        draw(bytes);
+        if (bytes >= size)
+          reporter.update(`imported ${formatBytes(size)}; waiting for the last rows to land`);
+      }),
+    });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     reporter.finish(`uploaded ${name}: ${summary.rowsAccepted} recipients accepted in ${seconds} s`);
     return summary;
   } catch (error: unknown) {
     reporter.finish();
-    if (error instanceof ApiError) {
+    if (error instanceof UmsApiError) {
       // The campaign exists (DRAFT) even though its audience did not land: say which one.
       throw new ApiError(
         error.status,
@@ -191,21 +196,21 @@ const create: CommandSpec = {
     if (input.flag('watch') && !input.flag('start'))
       throw new UsageError('--watch needs --start', input.usage);
     const country = input.string('country');
-    const body = {
+    const body: CampaignBody = {
       name: input.required('name'),
-      channel: input.required('channel'),
+      channel: serviceChecked(input.required('channel')),
       credentialId: input.required('credential'),
       template: templateFrom(context),
-      ...(country === undefined ? {} : { defaultCountry: country }),
+      ...(country === undefined ? {} : { defaultCountry: serviceChecked<Country>(country) }),
       schedule: scheduleFrom(context),
     };
     const interval = watchInterval(context);
-    const campaign = await context.api().post<CampaignView>('/v1/campaigns', body);
+    const campaign = await context.api().campaigns.create(body);
     context.note(`created campaign ${campaign.id} (${campaign.state})`);
     const imported = csv === undefined ? undefined : await uploadCsv(context, campaign.id, csv);
     let detail: CampaignDetailView | undefined;
     if (input.flag('start')) {
-      detail = await context.api().post<CampaignDetailView>(campaignPath(campaign.id, '/start'));
+      detail = await context.api().campaigns.act(campaign.id, 'start');
       context.note(`started campaign ${campaign.id} (${detail.state})`);
       if (input.flag('watch')) detail = (await watchRun(context, campaign.id, undefined, interval)).campaign;
     }
@@ -252,10 +257,7 @@ const list: CommandSpec = {
     const { input } = context;
     input.noMoreArgs(0);
     const limit = input.int('limit', { min: 1, max: 500 }) ?? 50;
-    const page = await context.api().get<CampaignList>('/v1/campaigns', {
-      limit,
-      after: input.string('after'),
-    });
+    const page = await context.api().campaigns.list({ limit, after: input.string('after') });
     context.result(page, () => {
       const table = formatTable(
         ['ID', 'TENANT', 'NAME', 'CHANNEL', 'STATE', 'SCHEDULE', 'NEXT FIRE', 'CREATED'],
@@ -292,7 +294,7 @@ const show: CommandSpec = {
       throw new UsageError('--run goes with --watch', input.usage);
     const campaign = input.flag('watch')
       ? (await watchRun(context, id, runId, interval)).campaign
-      : await context.api().get<CampaignDetailView>(campaignPath(id));
+      : await context.api().campaigns.get(id);
     context.result(campaign, () => formatCampaign(campaign));
   },
 };
@@ -310,7 +312,7 @@ function campaignAction(
     async run(context) {
       const id = context.input.arg(0, 'CAMPAIGN_ID');
       context.input.noMoreArgs(1);
-      const campaign = await context.api().post<CampaignDetailView>(campaignPath(id, `/${name}`));
+      const campaign = await context.api().campaigns.act(id, name);
       context.result(
         campaign,
         () => `campaign ${campaign.id} is ${campaign.state}\n${formatCampaign(campaign)}`,

@@ -73,6 +73,8 @@ export const OPTION_CATALOG = {
   before: { type: 'string', value: 'ID', description: 'page before this id (the nextBefore of a page)' },
   state: { type: 'string', value: 'STATE', description: 'filter by state (comma-separated where allowed)' },
   recipient: { type: 'string', value: 'ADDRESS', description: 'filter by recipient' },
+  address: { type: 'string', value: 'ADDRESS', description: 'one address (any spelling of it)' },
+  output: { type: 'string', value: 'FILE', description: 'write the download to FILE' },
   since: { type: 'string', value: 'TIME', description: 'ISO 8601 time' },
   provider: { type: 'string', value: 'NAME', description: 'whatsapp-cloud, twilio, ses, mitto or simulator' },
   config: {

@@ -272,12 +272,45 @@ describe('runCli', () => {
       campaign([run({ total: 10, sent: 9, failed: 1 }, 'COMPLETED')]),
       campaign([run({ total: 10, sent: 10 }, 'COMPLETED')]),
     ];
+    // The run's history as each poll finds it: one more event committed with each state change seen.
+    const event = (
+      id: string,
+      name: string,
+      previousState: string,
+      state: string,
+    ): Record<string, unknown> => ({
+      id,
+      eventId: `run-7-${id}`,
+      event: name,
+      state,
+      previousState,
+      reason: null,
+      counters: {},
+      occurredAt: `2026-01-01T00:00:0${id}.000Z`,
+    });
+    const history = [
+      event('1', 'scheduled', 'PENDING', 'SCHEDULED'),
+      event('2', 'started', 'SCHEDULED', 'RUNNING'),
+      event('3', 'completed', 'RUNNING', 'COMPLETED'),
+    ];
     let poll = 0;
-    const c = cli({ 'GET /v1/campaigns/cmp_1': () => json(200, states[poll++]) });
+    const c = cli({
+      'GET /v1/campaigns/cmp_1': () => json(200, states[poll++]),
+      'GET /v1/campaigns/cmp_1/runs/7/events': (call) => {
+        const after = Number(new URL(call.url).searchParams.get('after'));
+        return json(200, { items: history.slice(0, poll).filter((e) => Number(e['id']) > after) });
+      },
+    });
     expect(await c.run('campaigns', 'show', 'cmp_1', '--watch', '--interval', '100')).toBe(0);
     expect(poll).toBe(3);
     const progress = c.stderr();
     expect(progress).toContain('run 7 SCHEDULED');
+    // Each state change once, in order, as a line of its own.
+    expect(progress.split('\n').filter((l) => /^run 7 [a-z]+ /.test(l))).toEqual([
+      'run 7 scheduled PENDING -> SCHEDULED  at 2026-01-01T00:00:01.000Z',
+      'run 7 started   SCHEDULED -> RUNNING  at 2026-01-01T00:00:02.000Z',
+      'run 7 completed RUNNING -> COMPLETED  at 2026-01-01T00:00:03.000Z',
+    ]);
     expect(progress).toContain(
       'run 7 COMPLETED [##############################] 100%  10/10  sent 9 failed 1',
     );

@@ -1,8 +1,9 @@
+import { CampaignApiClient, type ClientOptions, DispatcherApiClient } from '@ums/client';
 import type { AuthErrorCode, HttpErrorCode } from '@ums/contracts';
 import {
-  ApiClient,
   type CallerCredential,
-  credentialHeaders,
+  checkedCaller,
+  cliErrorOf,
   type FetchLike,
   normalizeBaseUrl,
 } from './api.client';
@@ -71,7 +72,7 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
     await spec.run(makeContext(input, json, environment));
     return ExitCode.Ok;
   } catch (error: unknown) {
-    return report(error, json, environment.stderr);
+    return report(cliErrorOf(error), json, environment.stderr);
   }
 }
 
@@ -93,24 +94,34 @@ function makeContext(input: CommandInput, json: boolean, environment: CliEnviron
     timeoutText === undefined
       ? DEFAULT_TIMEOUT_MS
       : parseInteger(timeoutText, '--timeout', { min: 1, max: 86_400_000 }, input.usage);
-  // Checked before anything is sent; the same headers go to both services.
-  const headers = credentialHeaders(callerOf(input, environment.env));
-  const client = (flag: 'api' | 'dispatcher', envName: string, fallback: string, service: string) => {
-    let cached: ApiClient | undefined;
-    return (): ApiClient => {
+  // Checked before anything is sent; the same key and tenant go to both services.
+  const caller = checkedCaller(callerOf(input, environment.env));
+  const client = <C>(
+    flag: 'api' | 'dispatcher',
+    envName: string,
+    fallback: string,
+    make: (options: ClientOptions) => C,
+  ): (() => C) => {
+    let cached: C | undefined;
+    return (): C => {
       if (cached !== undefined) return cached;
       const raw = input.string(flag) ?? (environment.env[envName] || undefined) ?? fallback;
       const label = input.string(flag) === undefined && environment.env[envName] ? envName : `--${flag}`;
       const baseUrl = normalizeBaseUrl(raw, label);
-      cached = new ApiClient({ baseUrl, service, fetch: environment.fetch, timeoutMs, headers });
+      cached = make({ baseUrl, fetch: environment.fetch, timeoutMs, ...caller });
       return cached;
     };
   };
   return {
     input,
     json,
-    api: client('api', 'UMS_API_URL', DEFAULT_API_URL, 'the campaign API'),
-    dispatcher: client('dispatcher', 'UMS_DISPATCHER_URL', DEFAULT_DISPATCHER_URL, 'the dispatcher API'),
+    api: client('api', 'UMS_API_URL', DEFAULT_API_URL, (options) => new CampaignApiClient(options)),
+    dispatcher: client(
+      'dispatcher',
+      'UMS_DISPATCHER_URL',
+      DEFAULT_DISPATCHER_URL,
+      (options) => new DispatcherApiClient(options),
+    ),
     result(data, human) {
       environment.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : human());
     },
@@ -134,7 +145,7 @@ function callerOf(input: CommandInput, env: CliEnvironment['env']): CallerCreden
   };
 }
 
-/** API codes with a hint, checked against the catalogue when compiled (the CLI loads no library at run time). */
+/** API codes with a hint, checked against the catalogue when compiled (the CLI loads no contracts at run time). */
 const AUTH_MISSING: `${AuthErrorCode.Missing}` = 'AUTH_MISSING';
 const TENANT_HEADER_FORBIDDEN: `${AuthErrorCode.TenantHeaderForbidden}` = 'AUTH_TENANT_HEADER_FORBIDDEN';
 const TENANT_REQUIRED: `${HttpErrorCode.TenantRequired}` = 'TENANT_REQUIRED';

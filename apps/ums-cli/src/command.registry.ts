@@ -3,6 +3,7 @@ import { CAMPAIGN_COMMANDS } from './campaign.commands';
 import type { CommandSpec } from './command.types';
 import { CREDENTIAL_COMMANDS } from './credential.commands';
 import { DEAD_LETTER_COMMANDS } from './dead-letter.commands';
+import { OPT_OUT_COMMANDS } from './opt-out.commands';
 import { RUN_COMMANDS } from './run.commands';
 import { DLQ_COMMANDS, SUBSCRIBER_COMMANDS } from './subscriber.commands';
 
@@ -13,6 +14,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...SUBSCRIBER_COMMANDS,
   ...DLQ_COMMANDS,
   ...DEAD_LETTER_COMMANDS,
+  ...OPT_OUT_COMMANDS,
   ...CREDENTIAL_COMMANDS,
   ...KEY_COMMANDS,
   ...AUDIT_COMMANDS,
@@ -24,6 +26,7 @@ export const GROUP_SUMMARIES: Readonly<Record<string, string>> = {
   subscribers: 'webhook subscribers: list, show, resurrect, deliveries (dispatcher API)',
   dlq: 'dead-lettered webhook deliveries: list and replay (dispatcher API)',
   'dead-letters': 'Kafka messages consumers refused or gave up on: list, show, replay (campaign API)',
+  'opt-outs': 'opted-out addresses per channel: list, add, remove, CSV import and export (campaign API)',
   credentials: 'provider credentials (campaign API)',
   keys: 'API keys: create (shown once), list, show, revoke (campaign API)',
   audit: 'the audit trail of state-changing calls (campaign API)',

@@ -1,4 +1,4 @@
-import type { ApiClient } from './api.client';
+import type { CampaignApiClient, DispatcherApiClient } from '@ums/client';
 import { type CommandInput, OPTION_CATALOG, type OptionName, type OptionSpec } from './cli-args.parser';
 import type { ProgressReporter } from './progress.reporter';
 
@@ -6,10 +6,10 @@ import type { ProgressReporter } from './progress.reporter';
 export interface CommandContext {
   readonly input: CommandInput;
   readonly json: boolean;
-  /** The campaign API (campaign-scheduler). */
-  api(): ApiClient;
+  /** The campaign API (campaign-scheduler): the typed client of its OpenAPI document. */
+  api(): CampaignApiClient;
   /** The subscriber API (webhook-dispatcher). */
-  dispatcher(): ApiClient;
+  dispatcher(): DispatcherApiClient;
   /** The command's result: as JSON with --json, else the human text. */
   result(data: unknown, human: () => string): void;
   /** A note for people (stderr, never with --json), e.g. what happens next. */

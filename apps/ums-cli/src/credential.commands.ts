@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { CredentialPage, CredentialView } from '@ums/contracts';
+import type { CredentialView } from '@ums/client';
+import { serviceChecked } from './api.client';
 import { parseSettings } from './cli-args.parser';
 import { UsageError } from './cli.errors';
 import type { CommandSpec } from './command.types';
@@ -50,10 +51,10 @@ const create: CommandSpec = {
       }
     }
     const config = parseSettings(input.list('config'), '--config');
-    const credential = await context.api().post<CredentialView>('/v1/credentials', {
+    const credential = await context.api().credentials.create({
       name: input.required('name'),
-      provider: input.required('provider'),
-      channel: input.required('channel'),
+      provider: serviceChecked(input.required('provider')),
+      channel: serviceChecked(input.required('channel')),
       ...(Object.keys(config).length > 0 ? { config } : {}),
       ...(secret === undefined ? {} : { secret }),
       rateCeilingPerSec: ceiling,
@@ -73,7 +74,7 @@ const list: CommandSpec = {
   async run(context) {
     const { input } = context;
     input.noMoreArgs(0);
-    const page = await context.api().get<CredentialPage>('/v1/credentials', {
+    const page = await context.api().credentials.list({
       limit: input.int('limit', { min: 1, max: 500 }),
       after: input.string('after'),
     });
@@ -104,7 +105,7 @@ const show: CommandSpec = {
   async run(context) {
     const id = context.input.arg(0, 'CREDENTIAL_ID');
     context.input.noMoreArgs(1);
-    const credential = await context.api().get<CredentialView>(`/v1/credentials/${encodeURIComponent(id)}`);
+    const credential = await context.api().credentials.get(id);
     context.result(credential, () => formatCredential(credential));
   },
 };

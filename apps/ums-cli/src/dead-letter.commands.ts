@@ -1,4 +1,3 @@
-import type { DeadLetterPage, DeadLetterReplayResult, DeadLetterView } from '@ums/contracts';
 import { UsageError } from './cli.errors';
 import type { CommandContext, CommandSpec } from './command.types';
 import { formatFields, formatTable, formatTime } from './output.formatter';
@@ -12,7 +11,11 @@ function clip(text: string | null, max = CELL): string | null {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-function filters(context: CommandContext): Record<string, string | undefined> {
+function filters(context: CommandContext): {
+  sourceTopic: string | undefined;
+  errorCode: string | undefined;
+  consumerGroup: string | undefined;
+} {
   const { input } = context;
   return {
     sourceTopic: input.string('topic'),
@@ -33,9 +36,9 @@ const list: CommandSpec = {
     if (input.flag('open') && input.flag('replayed')) {
       throw new UsageError('give --open or --replayed, not both', input.usage);
     }
-    const page = await context.api().get<DeadLetterPage>('/v1/dead-letters', {
+    const page = await context.api().deadLetters.list({
       ...filters(context),
-      replayed: input.flag('open') ? 'false' : input.flag('replayed') ? 'true' : undefined,
+      replayed: input.flag('open') ? false : input.flag('replayed') ? true : undefined,
       limit: input.int('limit', { min: 1, max: 500 }),
       before: input.string('before'),
     });
@@ -67,7 +70,7 @@ const show: CommandSpec = {
   async run(context) {
     const id = context.input.arg(0, 'DEAD_LETTER_ID');
     context.input.noMoreArgs(1);
-    const letter = await context.api().get<DeadLetterView>(`/v1/dead-letters/${encodeURIComponent(id)}`);
+    const letter = await context.api().deadLetters.get(id);
     context.result(
       letter,
       () =>
@@ -119,7 +122,7 @@ const replay: CommandSpec = {
             includeReplayed: input.flag('include-replayed') || undefined,
             limit: input.int('limit', { min: 1, max: 10_000 }),
           };
-    const result = await context.api().post<DeadLetterReplayResult>('/v1/dead-letters/replay', body);
+    const result = await context.api().deadLetters.replay(body);
     context.result(result, () => {
       const lines = [`${result.replayed.length} dead letter(s) published again`];
       for (const r of result.refused) lines.push(`not replayed: ${r.id}: ${r.reason}`);

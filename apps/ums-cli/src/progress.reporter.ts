@@ -42,6 +42,20 @@ export class ProgressReporter {
     this.lastWrittenAt = at;
   }
 
+  /**
+   * A line that stays (a run's state change): written at once in every mode but off, above the
+   * progress line on a terminal, which is drawn again under it.
+   */
+  line(text: string): void {
+    if (this.mode === 'off') return;
+    if (this.mode === 'tty') {
+      this.stream.write(`\r\x1b[2K${text}\n`);
+      if (this.drawn && this.lastLine !== undefined) this.stream.write(this.lastLine);
+      return;
+    }
+    this.stream.write(`${text}\n`);
+  }
+
   /** Draws the final state (always, in line mode too) and ends the line. */
   finish(line?: string): void {
     if (this.mode === 'off') return;

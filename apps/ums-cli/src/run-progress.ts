@@ -1,12 +1,13 @@
-import type { RunState, RunView } from '@ums/contracts';
+import type { RunView } from '@ums/client';
 
-/**
- * Runs in these states do not change without an operator's action. The values are RunState's, checked
- * by the type; the CLI loads nothing of libs/contracts at run time.
- */
-const FINISHED_RUN_STATES: ReadonlySet<string> = new Set<`${RunState}`>(['COMPLETED', 'STOPPED', 'FAILED']);
+/** Runs in these states do not change without an operator's action (checked against the document's states). */
+const FINISHED_RUN_STATES: ReadonlySet<string> = new Set<RunView['state']>([
+  'COMPLETED',
+  'STOPPED',
+  'FAILED',
+]);
 
-export function isRunFinished(state: RunState): boolean {
+export function isRunFinished(state: RunView['state']): boolean {
   return FINISHED_RUN_STATES.has(state);
 }
 

@@ -1,4 +1,4 @@
-import type { RunView } from '@ums/contracts';
+import type { RunView } from '@ums/client';
 import { runProgress } from './run-progress';
 import { formatFields, formatTable, formatTime, progressBar } from './output.formatter';
 

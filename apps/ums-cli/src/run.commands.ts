@@ -1,4 +1,4 @@
-import type { RunActionResult, RunList, RunMessagePage, RunView } from '@ums/contracts';
+import type { QueryOf, RunView, SchedulerOperations } from '@ums/client';
 import { UsageError } from './cli.errors';
 import { watchInterval } from './campaign.commands';
 import { formatRun, RUN_HEADERS, runRows } from './run-view.formatter';
@@ -6,10 +6,32 @@ import type { CommandContext, CommandSpec } from './command.types';
 import { formatTable, formatTime } from './output.formatter';
 import { watchRun } from './run-watch';
 
-const MESSAGE_STATES = ['PENDING', 'SENDING', 'SENT', 'DELIVERED', 'READ', 'FAILED', 'UNKNOWN', 'SKIPPED'];
+type MessageState = NonNullable<QueryOf<SchedulerOperations['Messages_list']>['state']>[number];
 
-function runPath(campaignId: string, runId: string, rest = ''): string {
-  return `/v1/campaigns/${encodeURIComponent(campaignId)}/runs/${encodeURIComponent(runId)}${rest}`;
+const MESSAGE_STATES: readonly MessageState[] = [
+  'PENDING',
+  'SENDING',
+  'SENT',
+  'DELIVERED',
+  'READ',
+  'FAILED',
+  'UNKNOWN',
+  'SKIPPED',
+];
+
+/** `--state FAILED,unknown` as the states it names; a state the API does not know is a usage error. */
+function messageStates(text: string | undefined, usage: string): MessageState[] | undefined {
+  if (text === undefined) return undefined;
+  return text
+    .toUpperCase()
+    .split(',')
+    .map((s) => {
+      const state = MESSAGE_STATES.find((known) => known === s.trim());
+      if (state === undefined) {
+        throw new UsageError(`--state must be among ${MESSAGE_STATES.join(', ')}, got ${s}`, usage);
+      }
+      return state;
+    });
 }
 
 /** Run ids are decimal; checking here turns a swapped argument order into a usage error, not a 400. */
@@ -35,10 +57,7 @@ const list: CommandSpec = {
     const campaignId = input.arg(0, 'CAMPAIGN_ID');
     input.noMoreArgs(1);
     const limit = input.int('limit', { min: 1, max: 500 }) ?? 50;
-    const page = await context.api().get<RunList>(`/v1/campaigns/${encodeURIComponent(campaignId)}/runs`, {
-      limit,
-      before: input.string('before'),
-    });
+    const page = await context.api().runs.list(campaignId, { limit, before: input.string('before') });
     context.result(page, () => {
       const table = formatTable(RUN_HEADERS, runRows(page.items, 0));
       const last = page.items[page.items.length - 1];
@@ -63,9 +82,9 @@ const show: CommandSpec = {
     if (context.input.flag('watch')) {
       const watched = await watchRun(context, campaignId, runId, interval);
       audienceSize = watched.campaign.audienceSize;
-      run = watched.run ?? (await context.api().get<RunView>(runPath(campaignId, runId)));
+      run = watched.run ?? (await context.api().runs.get(campaignId, runId));
     } else {
-      run = await context.api().get<RunView>(runPath(campaignId, runId));
+      run = await context.api().runs.get(campaignId, runId);
     }
     context.result(run, () => formatRun(run, audienceSize));
   },
@@ -82,7 +101,7 @@ function runAction(name: RunActionName, summary: string): CommandSpec {
     summary,
     async run(context) {
       const { campaignId, runId } = runIds(context);
-      const result = await context.api().post<RunActionResult>(runPath(campaignId, runId, `/${name}`));
+      const result = await context.api().runs.act(campaignId, runId, name);
       context.result(result, () => {
         const requeued = result.requeued === undefined ? '' : ` (${result.requeued} messages requeued)`;
         return `run ${result.run.id} is ${result.run.state}${requeued}\n${formatTable(RUN_HEADERS, runRows([result.run], 0))}`;
@@ -100,13 +119,8 @@ const messages: CommandSpec = {
   async run(context) {
     const { campaignId, runId } = runIds(context);
     const { input } = context;
-    const state = input.string('state')?.toUpperCase();
-    for (const s of state?.split(',') ?? []) {
-      if (!MESSAGE_STATES.includes(s.trim())) {
-        throw new UsageError(`--state must be among ${MESSAGE_STATES.join(', ')}, got ${s}`, input.usage);
-      }
-    }
-    const page = await context.api().get<RunMessagePage>(runPath(campaignId, runId, '/messages'), {
+    const state = messageStates(input.string('state'), input.usage);
+    const page = await context.api().messages.list(campaignId, runId, {
       state,
       recipient: input.string('recipient'),
       limit: input.int('limit', { min: 1, max: 1000 }),

@@ -1,14 +1,18 @@
-import type { DeliveryPage, DeliveryView, SubscriberPage, SubscriberView } from '@ums/contracts';
+import type { DeliveryPage, DispatcherOperations, QueryOf, SubscriberView } from '@ums/client';
 import { parseIsoTime } from './cli-args.parser';
 import { UsageError } from './cli.errors';
 import type { CommandContext, CommandSpec } from './command.types';
 import { formatFields, formatTable, formatTime } from './output.formatter';
 
-const DELIVERY_STATES = ['PENDING', 'DELIVERED', 'RETRYING', 'DEAD_LETTERED', 'MISSED'];
+type DeliveryState = NonNullable<QueryOf<DispatcherOperations['Deliveries_list']>['state']>;
 
-function subscriberPath(id: string, rest = ''): string {
-  return `/v1/subscribers/${encodeURIComponent(id)}${rest}`;
-}
+const DELIVERY_STATES: readonly DeliveryState[] = [
+  'PENDING',
+  'DELIVERED',
+  'RETRYING',
+  'DEAD_LETTERED',
+  'MISSED',
+];
 
 function formatSubscriber(s: SubscriberView): string {
   return formatFields([
@@ -43,11 +47,11 @@ function deliveryTable(page: DeliveryPage): string {
   return page.nextBefore === null ? table : `${table}more: --before ${page.nextBefore}\n`;
 }
 
-async function listDeliveries(context: CommandContext, state: string | undefined): Promise<void> {
+async function listDeliveries(context: CommandContext, state: DeliveryState | undefined): Promise<void> {
   const { input } = context;
   const id = input.arg(0, 'SUBSCRIBER_ID');
   input.noMoreArgs(1);
-  const page = await context.dispatcher().get<DeliveryPage>(subscriberPath(id, '/deliveries'), {
+  const page = await context.dispatcher().deliveries.list(id, {
     state,
     limit: input.int('limit', { min: 1, max: 500 }),
     before: input.string('before'),
@@ -64,7 +68,7 @@ const list: CommandSpec = {
   async run(context) {
     const { input } = context;
     input.noMoreArgs(0);
-    const page = await context.dispatcher().get<SubscriberPage>('/v1/subscribers', {
+    const page = await context.dispatcher().subscribers.list({
       limit: input.int('limit', { min: 1, max: 500 }),
       after: input.string('after'),
     });
@@ -95,7 +99,7 @@ const show: CommandSpec = {
   async run(context) {
     const id = context.input.arg(0, 'SUBSCRIBER_ID');
     context.input.noMoreArgs(1);
-    const subscriber = await context.dispatcher().get<SubscriberView>(subscriberPath(id));
+    const subscriber = await context.dispatcher().subscribers.get(id);
     context.result(subscriber, () => formatSubscriber(subscriber));
   },
 };
@@ -109,7 +113,7 @@ const resurrect: CommandSpec = {
   async run(context) {
     const id = context.input.arg(0, 'SUBSCRIBER_ID');
     context.input.noMoreArgs(1);
-    const subscriber = await context.dispatcher().post<SubscriberView>(subscriberPath(id, '/resurrect'));
+    const subscriber = await context.dispatcher().deliveries.resurrect(id);
     context.result(
       subscriber,
       () =>
@@ -125,8 +129,9 @@ const deliveries: CommandSpec = {
   options: ['state', 'limit', 'before'],
   summary: "a subscriber's deliveries, newest first",
   async run(context) {
-    const state = context.input.string('state')?.toUpperCase();
-    if (state !== undefined && !DELIVERY_STATES.includes(state)) {
+    const text = context.input.string('state')?.toUpperCase();
+    const state = DELIVERY_STATES.find((known) => known === text);
+    if (text !== undefined && state === undefined) {
       throw new UsageError(`--state must be one of ${DELIVERY_STATES.join(', ')}`, context.input.usage);
     }
     await listDeliveries(context, state);
@@ -159,13 +164,11 @@ const dlqReplay: CommandSpec = {
       throw new UsageError('give a DELIVERY_ID or --since TIME (one of them)', input.usage);
     }
     if (deliveryId !== undefined) {
-      const delivery = await context
-        .dispatcher()
-        .post<DeliveryView>(subscriberPath(id, `/deliveries/${encodeURIComponent(deliveryId)}/replay`));
+      const delivery = await context.dispatcher().deliveries.replayOne(id, deliveryId);
       context.result(delivery, () => `delivery ${delivery.id} queued again (${delivery.state})\n`);
       return;
     }
-    const result = await context.dispatcher().post<{ replayed: number }>(subscriberPath(id, '/replay'), {
+    const result = await context.dispatcher().deliveries.replaySince(id, {
       since: parseIsoTime(since ?? '', '--since', input.usage),
     });
     context.result(result, () => `${result.replayed} deliveries queued again\n`);

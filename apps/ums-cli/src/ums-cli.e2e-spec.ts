@@ -283,6 +283,8 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
   });
 
   it('pauses, resumes and stops the run; refusals and bad ids exit 1; --watch ends on a finished run', async () => {
+    // Watched while it happens: each state change a line of its own, once; the watch ends with the run.
+    const watching = ums('campaigns', 'show', campaignId, '--watch', '--interval', '100');
     const paused = await ums('runs', 'pause', campaignId, runId);
     expect(paused.code).toBe(0);
     expect(paused.stdout).toContain(`run ${runId} is PAUSED`);
@@ -301,8 +303,25 @@ describe('ums CLI against the campaign-scheduler and webhook-dispatcher (real pr
     expect(stopped.stdout).toContain(`run ${runId} is STOPPED`);
     expect(await runState(runId)).toBe('STOPPED');
 
+    const live = await watching;
+    expect(live.code).toBe(0);
+    const transitions = (stderr: string): string[] =>
+      stderr
+        .split('\n')
+        .map((l) => new RegExp(`^run ${runId} ([a-z]+) +([A-Z]+) -> ([A-Z]+)  at `).exec(l))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => `${m[1]} ${m[2]}->${m[3]}`);
+    expect(transitions(live.stderr)).toEqual([
+      'scheduled PENDING->SCHEDULED',
+      'paused SCHEDULED->PAUSED',
+      'resumed PAUSED->RUNNING',
+      'stopped RUNNING->STOPPED',
+    ]);
+    expect(live.stderr).toMatch(new RegExp(`run ${runId} STOPPED\\s+\\[`));
+    // A watch of a finished run prints its history and ends at once.
     const watched = await ums('campaigns', 'show', campaignId, '--watch', '--interval', '200');
     expect(watched.code).toBe(0);
+    expect(transitions(watched.stderr)).toEqual(transitions(live.stderr));
     expect(watched.stderr).toMatch(new RegExp(`run ${runId} STOPPED\\s+\\[`));
 
     const missingCampaign = await ums('campaigns', 'show', 'cmp_DOESNOTEXIST');

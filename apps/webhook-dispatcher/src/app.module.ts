@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PlatformModule, SecretsConfig } from '@ums/platform';
+import { IdempotencyModule, PlatformModule, SecretsConfig } from '@ums/platform';
 import { DeliveriesConfig } from './deliveries/deliveries.config';
 import { DeliveriesModule } from './deliveries/deliveries.module';
 import { SubscribersModule } from './subscribers/subscribers.module';
@@ -16,7 +16,13 @@ import { SubscribersModule } from './subscribers/subscribers.module';
       configs: [DeliveriesConfig, SecretsConfig],
       // A consumer: no request context tracking every promise of the process (see RequestLogMode).
       requestLogs: 'hook',
+      openApi: {
+        title: 'UMS webhook API (webhook-dispatcher)',
+        description: 'Webhook subscribers of a tenant, their signed deliveries, replays and resurrection.',
+        version: '1.0.0',
+      },
     }),
+    IdempotencyModule,
     SubscribersModule,
     DeliveriesModule,
   ],

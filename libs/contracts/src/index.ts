@@ -9,7 +9,9 @@ export * from './errors/dead-letter-error-code.enum';
 export * from './errors/describe-failure';
 export * from './errors/error-code';
 export * from './errors/http-error-code.enum';
+export * from './errors/idempotency-error-code.enum';
 export * from './errors/message-handling-error-code.enum';
+export * from './errors/opt-out-error-code.enum';
 export * from './errors/rate-limit-error-code.enum';
 export * from './errors/run-error-code.enum';
 export * from './errors/send-outcome-code.enum';
@@ -28,6 +30,7 @@ export * from './messages/message-content.message';
 export * from './messages/message-status.message';
 export * from './messages/provider-event.message';
 export * from './messages/recipient.message';
+export * from './messages/run-lifecycle.message';
 export * from './messages/run-requested.message';
 export * from './messages/send-request.message';
 export * from './messages/subscriber-alert.message';
@@ -50,5 +53,26 @@ export * from './api/credential.view';
 export * from './api/dead-letter.view';
 export * from './api/delivery.view';
 export * from './api/message.view';
+export * from './api/opt-out.view';
 export * from './api/run.view';
+export * from './api/send.view';
 export * from './api/subscriber.view';
+export {
+  type ViewDefinition,
+  type ViewJsonSchema,
+  type ViewSchema,
+  viewRef,
+  viewSchema,
+} from './api/view-schema';
+export * from './api/api-key.view-schema';
+export * from './api/audience-import.view-schema';
+export * from './api/audit-event.view-schema';
+export * from './api/campaign.view-schema';
+export * from './api/credential.view-schema';
+export * from './api/dead-letter.view-schema';
+export * from './api/delivery.view-schema';
+export * from './api/message.view-schema';
+export * from './api/opt-out.view-schema';
+export * from './api/run.view-schema';
+export * from './api/send.view-schema';
+export * from './api/subscriber.view-schema';

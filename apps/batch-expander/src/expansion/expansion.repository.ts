@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Channel, FailureReason, RunState } from '@ums/contracts';
-import { jsonColumn, selectRows, writeRows } from '@ums/platform';
+import { Channel, FailureReason, RunLifecycleEvent, RunState } from '@ums/contracts';
+import { jsonColumn, recordRunEvents, selectRows, writeRows } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 
 /** What the expander needs to know about a run and its campaign, read once when it takes the lease. */
@@ -51,6 +51,10 @@ interface LeasedRunRow {
   readonly batches_published: number;
 }
 
+interface RunStateRow {
+  readonly state: RunState;
+}
+
 interface RunProgressRow {
   readonly id: string;
   readonly state: RunState;
@@ -96,18 +100,35 @@ export class ExpansionRepository {
   /**
    * Takes the lease of a run for the epoch its request carries. Only a SCHEDULED or RUNNING run
    * whose lease nobody holds at that epoch can be taken, so a duplicate or outdated request is a no-op.
+   * A SCHEDULED run starts: its `started` event goes to the run_events outbox in the same transaction.
    */
   async takeLease(runId: string, epoch: number, owner: string): Promise<LeasedRun | undefined> {
-    const result = await writeRows(
-      this.dataSource,
-      `UPDATE runs
-          SET state = 'RUNNING', lease_owner = ?, lease_expires_at = NULL,
-              started_at = COALESCE(started_at, UTC_TIMESTAMP(3)),
-              checkpoint_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
-        WHERE id = ? AND lease_epoch = ? AND lease_owner IS NULL AND state IN ('SCHEDULED', 'RUNNING')`,
-      [owner, runId, epoch],
-    );
-    if (result.affectedRows !== 1) return undefined;
+    const taken = await this.dataSource.transaction(async (manager) => {
+      const [before] = await selectRows<RunStateRow>(
+        manager,
+        'SELECT state FROM runs WHERE id = ? FOR UPDATE',
+        [runId],
+      );
+      const result = await writeRows(
+        manager,
+        `UPDATE runs
+            SET state = 'RUNNING', lease_owner = ?, lease_expires_at = NULL,
+                started_at = COALESCE(started_at, UTC_TIMESTAMP(3)),
+                checkpoint_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
+          WHERE id = ? AND lease_epoch = ? AND lease_owner IS NULL AND state IN ('SCHEDULED', 'RUNNING')`,
+        [owner, runId, epoch],
+      );
+      if (result.affectedRows !== 1) return false;
+      if (before?.state === RunState.Scheduled) {
+        await recordRunEvents(manager, {
+          runIds: [runId],
+          previousState: RunState.Scheduled,
+          event: RunLifecycleEvent.Started,
+        });
+      }
+      return true;
+    });
+    if (!taken) return undefined;
     const rows = await selectRows<LeasedRunRow>(
       this.dataSource,
       `SELECT r.id, r.campaign_id, c.tenant_id, c.channel, c.credential_id, r.lease_epoch,

@@ -14,7 +14,13 @@ import {
   Min,
 } from 'class-validator';
 import { ALL_SCOPES, Scope } from '@ums/contracts';
+import { ApiExample } from '@ums/platform';
 
+@ApiExample<CreateApiKeyDto>({
+  name: 'billing-service prod',
+  scopes: [Scope.CampaignsRead, Scope.MessagesSend],
+  expiresAt: '2027-06-30T00:00:00Z',
+})
 export class CreateApiKeyDto {
   /** What the key is for, shown in lists (`billing-service prod`). */
   @IsString()

@@ -1,6 +1,13 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
-import { Scope } from '@ums/contracts';
-import { Caller, type Principal, Requires } from '@ums/platform';
+import {
+  API_KEY_PAGE,
+  API_KEY_VIEW,
+  ApiKeyErrorCode,
+  CREATED_API_KEY_VIEW,
+  HttpErrorCode,
+  Scope,
+} from '@ums/contracts';
+import { ApiAnswer, ApiErrors, Caller, Idempotent, type Principal, Requires } from '@ums/platform';
 import { ApiKeyParamsDto, CreateApiKeyDto, ListApiKeysDto } from './api-key.dto';
 import type { ApiKeyView, CreatedApiKeyView } from './api-key.view';
 import { ApiKeysService } from './api-keys.service';
@@ -12,12 +19,19 @@ export class ApiKeysController {
 
   /** The answer carries the key's token this once; only its hash is stored. */
   @Requires(Scope.ApiKeysWrite)
+  @ApiAnswer(CREATED_API_KEY_VIEW)
+  @ApiErrors({
+    400: [ApiKeyErrorCode.ExpiryInvalid, HttpErrorCode.TenantRequired],
+    403: [ApiKeyErrorCode.ScopeBeyondCaller],
+  })
   @Post()
+  @Idempotent()
   create(@Caller() principal: Principal, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
     return this.keys.create(principal, dto);
   }
 
   @Requires(Scope.ApiKeysRead)
+  @ApiAnswer(API_KEY_PAGE)
   @Get()
   list(
     @Caller() principal: Principal,
@@ -27,6 +41,8 @@ export class ApiKeysController {
   }
 
   @Requires(Scope.ApiKeysRead)
+  @ApiAnswer(API_KEY_VIEW)
+  @ApiErrors({ 404: [ApiKeyErrorCode.NotFound] })
   @Get(':id')
   get(@Caller() principal: Principal, @Param() params: ApiKeyParamsDto): Promise<ApiKeyView> {
     return this.keys.get(principal, params.id);
@@ -34,6 +50,8 @@ export class ApiKeysController {
 
   /** Revokes the key (kept, for the audit trail): it stops working on every replica within seconds. */
   @Requires(Scope.ApiKeysWrite)
+  @ApiAnswer(API_KEY_VIEW)
+  @ApiErrors({ 404: [ApiKeyErrorCode.NotFound] })
   @Delete(':id')
   revoke(@Caller() principal: Principal, @Param() params: ApiKeyParamsDto): Promise<ApiKeyView> {
     return this.keys.revoke(principal, params.id);

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { type AuditEventPage, Scope } from '@ums/contracts';
-import { AuditEventsRepository, Caller, type Principal, Requires } from '@ums/platform';
+import { AUDIT_EVENT_PAGE, type AuditEventPage, Scope } from '@ums/contracts';
+import { ApiAnswer, AuditEventsRepository, Caller, type Principal, Requires } from '@ums/platform';
 import { ListAuditEventsDto } from './audit.dto';
 
 /** The audit trail of the caller's tenant (the operator: every tenant's, or the X-Ums-Tenant one's). */
@@ -9,6 +9,7 @@ export class AuditController {
   constructor(private readonly events: AuditEventsRepository) {}
 
   @Requires(Scope.AuditRead)
+  @ApiAnswer(AUDIT_EVENT_PAGE)
   @Get()
   async list(@Caller() principal: Principal, @Query() query: ListAuditEventsDto): Promise<AuditEventPage> {
     const events = await this.events.list({

@@ -3,7 +3,7 @@ import { IsBoolean, IsInt, Max, Min } from 'class-validator';
 import { ToBool, ToInt } from '@ums/platform';
 
 export class AudienceConfig {
-  /** Largest audience file (upload or URL), counted as its bytes stream in; past it the import fails. */
+  /** Largest audience file (upload or URL) or opt-out import, counted as its bytes stream in; past it the import fails. */
   @Expose() @ToInt() @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) AUDIENCE_MAX_BYTES = 2 * 1024 ** 3;
   /** Let URL imports fetch from private, loopback and link-local addresses (internal file servers, tests). */
   @Expose() @ToBool() @IsBoolean() AUDIENCE_URL_ALLOW_PRIVATE = false;
@@ -14,6 +14,6 @@ export class AudienceConfig {
    * died. Running imports touch their row every fifth of it, even while their source is quiet.
    */
   @Expose() @ToInt() @IsInt() @Min(1_000) @Max(86_400_000) AUDIENCE_IMPORT_STALE_MS = 300_000;
-  /** Rows per multi-row INSERT IGNORE (and per progress update). */
+  /** Rows per multi-row INSERT IGNORE of audience and opt-out imports (and per progress update). */
   @Expose() @ToInt() @IsInt() @Min(1) @Max(10_000) AUDIENCE_INSERT_CHUNK_ROWS = 1_000;
 }

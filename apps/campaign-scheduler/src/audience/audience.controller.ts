@@ -1,6 +1,19 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { AudienceErrorCode, Scope } from '@ums/contracts';
 import {
+  AUDIENCE_IMPORT_LIST,
+  AudienceErrorCode,
+  CampaignErrorCode,
+  HttpErrorCode,
+  IMPORT_SUMMARY,
+  REJECT_PAGE,
+  Scope,
+} from '@ums/contracts';
+import {
+  ApiAnswer,
+  type ApiErrorMap,
+  ApiErrors,
+  ApiUpload,
+  type ApiUploadSpec,
   Caller,
   InvalidInputError,
   mediaTypeOf,
@@ -30,6 +43,32 @@ function fileMissing(): InvalidInputError {
   );
 }
 
+const CSV_UPLOAD: ApiUploadSpec = {
+  field: FILE_FIELD,
+  mediaType: 'text/csv',
+  description:
+    "A header line (the address column, e.g. phone or email, and the template's variables), then one recipient a line",
+  example: 'phone,name\n+4915112345678,Ada\n+4915112345679,Grace\n',
+};
+
+/** Refusals of every import: the campaign (another tenant's is missing) and what its state allows. */
+const IMPORT_REFUSALS: ApiErrorMap = {
+  404: [CampaignErrorCode.NotFound],
+  409: [
+    CampaignErrorCode.NotEditable,
+    CampaignErrorCode.TemplateUnusable,
+    CampaignErrorCode.DefaultCountryInvalid,
+  ],
+};
+
+const CSV_REFUSALS = [
+  AudienceErrorCode.FileMissing,
+  AudienceErrorCode.HeaderInvalid,
+  AudienceErrorCode.ColumnsMissing,
+  AudienceErrorCode.CsvMalformed,
+  AudienceErrorCode.EncodingInvalid,
+];
+
 /**
  * A campaign's audience: imports from a CSV upload, a file URL or a list, their progress and rejects.
  * Only the caller's tenant's campaigns (an operator without X-Ums-Tenant: any); another tenant's
@@ -41,6 +80,14 @@ export class AudienceController {
 
   /** Streams the upload into an import and answers with its summary once it is done. */
   @Requires(Scope.CampaignsWrite)
+  @ApiUpload(CSV_UPLOAD)
+  @ApiAnswer(IMPORT_SUMMARY)
+  @ApiErrors({
+    ...IMPORT_REFUSALS,
+    400: CSV_REFUSALS,
+    413: [AudienceErrorCode.TooLarge],
+    503: [HttpErrorCode.ServiceShuttingDown],
+  })
   @Post('csv')
   uploadCsv(
     @Caller() principal: Principal,
@@ -62,6 +109,12 @@ export class AudienceController {
 
   /** Starts fetching the file in the background; poll the import for its progress. */
   @Requires(Scope.CampaignsWrite)
+  @ApiAnswer(IMPORT_SUMMARY)
+  @ApiErrors({
+    ...IMPORT_REFUSALS,
+    400: [AudienceErrorCode.UrlInvalid],
+    503: [HttpErrorCode.ServiceShuttingDown],
+  })
   @Post('url')
   @HttpCode(202)
   importUrl(
@@ -73,6 +126,12 @@ export class AudienceController {
   }
 
   @Requires(Scope.CampaignsWrite)
+  @ApiAnswer(IMPORT_SUMMARY)
+  @ApiErrors({
+    ...IMPORT_REFUSALS,
+    400: [AudienceErrorCode.RecipientsInvalid],
+    503: [HttpErrorCode.ServiceShuttingDown],
+  })
   @Post('inline')
   importInline(
     @Caller() principal: Principal,
@@ -83,6 +142,8 @@ export class AudienceController {
   }
 
   @Requires(Scope.CampaignsRead)
+  @ApiAnswer(AUDIENCE_IMPORT_LIST)
+  @ApiErrors({ 404: [CampaignErrorCode.NotFound] })
   @Get('imports')
   async listImports(
     @Caller() principal: Principal,
@@ -99,6 +160,8 @@ export class AudienceController {
   }
 
   @Requires(Scope.CampaignsRead)
+  @ApiAnswer(IMPORT_SUMMARY)
+  @ApiErrors({ 404: [CampaignErrorCode.NotFound, AudienceErrorCode.ImportNotFound] })
   @Get('imports/:importId')
   getImport(@Caller() principal: Principal, @Param() params: AudienceImportParams): Promise<ImportSummary> {
     return this.imports.getImport(params.campaignId, principal.tenantId, params.importId);
@@ -106,6 +169,8 @@ export class AudienceController {
 
   /** Rejected lines in line order, a keyset page at a time (`after` = the previous page's nextAfter). */
   @Requires(Scope.CampaignsRead)
+  @ApiAnswer(REJECT_PAGE)
+  @ApiErrors({ 404: [CampaignErrorCode.NotFound, AudienceErrorCode.ImportNotFound] })
   @Get('imports/:importId/rejects')
   rejects(
     @Caller() principal: Principal,

@@ -14,7 +14,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { RecipientV1 } from '@ums/contracts';
-import { ToInt } from '@ums/platform';
+import { ApiExample, ToInt } from '@ums/platform';
 
 export const MAX_INLINE_RECIPIENTS = 10_000;
 export const MAX_REJECTS_PAGE = 1_000;
@@ -33,6 +33,7 @@ export class AudienceImportParams extends AudienceCampaignParams {
 }
 
 /** POST .../audience/url: the file is fetched from here (http or https, no redirects). */
+@ApiExample<UrlImportDto>({ url: 'https://files.example.com/audiences/december.csv' })
 export class UrlImportDto {
   @IsString()
   @MaxLength(2048)
@@ -41,6 +42,12 @@ export class UrlImportDto {
 }
 
 /** POST .../audience/inline: recipients given in the request; line numbers are positions (1-based). */
+@ApiExample<InlineImportDto>({
+  recipients: [
+    { address: '+4915112345678', variables: { name: 'Ada' } },
+    { address: '+4915112345679', variables: { name: 'Grace' } },
+  ],
+})
 export class InlineImportDto {
   @IsArray()
   @ArrayMinSize(1)

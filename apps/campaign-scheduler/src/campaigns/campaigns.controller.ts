@@ -1,6 +1,22 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { Scope } from '@ums/contracts';
-import { Caller, type Principal, Requires, requireTenant } from '@ums/platform';
+import {
+  CAMPAIGN_DETAIL_VIEW,
+  CAMPAIGN_LIST,
+  CAMPAIGN_VIEW,
+  CampaignErrorCode,
+  CredentialErrorCode,
+  HttpErrorCode,
+  Scope,
+} from '@ums/contracts';
+import {
+  ApiAnswer,
+  ApiErrors,
+  Caller,
+  Idempotent,
+  type Principal,
+  Requires,
+  requireTenant,
+} from '@ums/platform';
 import { Matches } from 'class-validator';
 import type { CampaignDetailView, CampaignView } from './campaign.view';
 import { CampaignsService } from './campaigns.service';
@@ -17,12 +33,24 @@ export class CampaignsController {
   constructor(private readonly campaigns: CampaignsService) {}
 
   @Requires(Scope.CampaignsWrite)
+  @ApiAnswer(CAMPAIGN_VIEW)
+  @ApiErrors({
+    400: [
+      CampaignErrorCode.ScheduleInvalid,
+      CampaignErrorCode.TemplateInvalid,
+      CredentialErrorCode.NotFound,
+      CredentialErrorCode.ChannelMismatch,
+      HttpErrorCode.TenantRequired,
+    ],
+  })
   @Post()
+  @Idempotent()
   create(@Caller() principal: Principal, @Body() dto: CreateCampaignDto): Promise<CampaignView> {
     return this.campaigns.createFromApi({ ...dto, tenantId: requireTenant(principal) });
   }
 
   @Requires(Scope.CampaignsRead)
+  @ApiAnswer(CAMPAIGN_LIST)
   @Get()
   async list(
     @Caller() principal: Principal,
@@ -33,6 +61,8 @@ export class CampaignsController {
 
   /** The campaign with its audience size and its latest runs (state and progress counters). */
   @Requires(Scope.CampaignsRead)
+  @ApiAnswer(CAMPAIGN_DETAIL_VIEW)
+  @ApiErrors({ 404: [CampaignErrorCode.NotFound] })
   @Get(':campaignId')
   get(@Caller() principal: Principal, @Param() params: CampaignIdParams): Promise<CampaignDetailView> {
     return this.campaigns.get(params.campaignId, principal.tenantId);
@@ -40,6 +70,8 @@ export class CampaignsController {
 
   /** start, pause, resume, stop, archive. */
   @Requires(Scope.CampaignsWrite)
+  @ApiAnswer(CAMPAIGN_DETAIL_VIEW)
+  @ApiErrors({ 404: [CampaignErrorCode.NotFound], 409: [CampaignErrorCode.TransitionRefused] })
   @Post(':campaignId/:action')
   @HttpCode(200)
   act(@Caller() principal: Principal, @Param() params: CampaignActionParams): Promise<CampaignDetailView> {

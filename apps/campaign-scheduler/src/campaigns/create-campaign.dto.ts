@@ -19,6 +19,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Channel, MessageContentV1 } from '@ums/contracts';
+import { ApiExample, JsonSchemaRule } from '@ums/platform';
 import { IsSingleLineText } from './single-line-text.validator';
 
 export enum ScheduleKind {
@@ -27,6 +28,13 @@ export enum ScheduleKind {
   Cron = 'cron',
 }
 
+@JsonSchemaRule({
+  fields: ['at', 'cron'],
+  allOf: [
+    { if: { properties: { kind: { const: 'at' } } }, then: { required: ['at'] } },
+    { if: { properties: { kind: { const: 'cron' } } }, then: { required: ['cron'] } },
+  ],
+})
 export class ScheduleDto {
   @IsEnum(ScheduleKind, { message: 'kind must be one of now, at, cron' })
   kind!: ScheduleKind;
@@ -54,6 +62,14 @@ export class ScheduleDto {
 }
 
 /** POST /v1/campaigns: the tenant is the caller's (requireTenant), never the body's. */
+@ApiExample<CreateCampaignDto>({
+  name: 'December newsletter',
+  channel: Channel.Sms,
+  credentialId: 'cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B',
+  template: { text: 'Hello {{name}}, our December offers are online.' },
+  defaultCountry: 'DE',
+  schedule: { kind: ScheduleKind.At, at: '2026-12-01T09:00:00+01:00', timeZone: 'Europe/Berlin' },
+})
 export class CreateCampaignDto {
   @IsString()
   @MaxLength(255)

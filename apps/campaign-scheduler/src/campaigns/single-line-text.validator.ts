@@ -1,4 +1,5 @@
 import { findControlCharacter } from '@ums/domain';
+import { registerValidatorSchema } from '@ums/platform';
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 /** Why a value is not single-line text (a name, a label), or undefined when it is. */
@@ -8,6 +9,9 @@ export function singleLineTextProblem(value: unknown): string | undefined {
   const control = findControlCharacter(value);
   return control === undefined ? undefined : `must not contain control characters (found ${control})`;
 }
+
+// Not blank (one character that is neither white space nor a control), no control character (Unicode Cc).
+registerValidatorSchema('isSingleLineText', { type: 'string', pattern: '^\\P{Cc}*[^\\s\\p{Cc}]\\P{Cc}*$' });
 
 /** A string with something besides spaces and no control characters (line breaks, tabs, NUL...). */
 export function IsSingleLineText(options?: ValidationOptions): PropertyDecorator {

@@ -1,4 +1,5 @@
 import { Channel, Provider } from '@ums/contracts';
+import { ApiExample } from '@ums/platform';
 import {
   IsEnum,
   IsInt,
@@ -17,6 +18,16 @@ import { IsSettingsRecord } from './settings-record.validator';
  * POST /v1/credentials, for the caller's tenant (never named in the body). The provider/channel pair,
  * floor <= ceiling and the provider's rules are checked by the service.
  */
+@ApiExample<CreateCredentialDto>({
+  name: 'Twilio EU',
+  provider: Provider.Twilio,
+  channel: Channel.Sms,
+  config: { accountSid: 'AC0123456789abcdef0123456789abcdef', from: '+4915112345678' },
+  secret: 'twilio-auth-token',
+  callbackSecret: 'twilio-auth-token',
+  rateCeilingPerSec: 100,
+  rateFloorPerSec: 5,
+})
 export class CreateCredentialDto {
   @IsString() @IsNotEmpty() @MaxLength(CredentialLimits.nameMaxLength) name!: string;
 

@@ -1,6 +1,14 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { Scope } from '@ums/contracts';
-import { Caller, type Principal, requireTenant, Requires } from '@ums/platform';
+import { CREDENTIAL_PAGE, CREDENTIAL_VIEW, CredentialErrorCode, HttpErrorCode, Scope } from '@ums/contracts';
+import {
+  ApiAnswer,
+  ApiErrors,
+  Caller,
+  Idempotent,
+  type Principal,
+  Requires,
+  requireTenant,
+} from '@ums/platform';
 import { CreateCredentialDto } from './create-credential.dto';
 import type { CredentialPage, CredentialView } from './credential.view';
 import { CredentialsService } from './credentials.service';
@@ -18,24 +26,32 @@ export class CredentialsController {
 
   /** Created for the principal's tenant (an operator names it with X-Ums-Tenant). */
   @Requires(Scope.CredentialsWrite)
+  @ApiAnswer(CREDENTIAL_VIEW)
+  @ApiErrors({ 400: [HttpErrorCode.TenantRequired] })
   @Post()
+  @Idempotent()
   create(@Caller() principal: Principal, @Body() dto: CreateCredentialDto): Promise<CredentialView> {
     return this.credentials.create(requireTenant(principal), dto);
   }
 
   @Requires(Scope.CredentialsRead)
+  @ApiAnswer(CREDENTIAL_PAGE)
   @Get()
   list(@Caller() principal: Principal, @Query() query: ListCredentialsDto): Promise<CredentialPage> {
     return this.credentials.list(principal.tenantId, query);
   }
 
   @Requires(Scope.CredentialsRead)
+  @ApiAnswer(CREDENTIAL_VIEW)
+  @ApiErrors({ 404: [CredentialErrorCode.NotFound] })
   @Get(':id')
   get(@Caller() principal: Principal, @Param('id') id: string): Promise<CredentialView> {
     return this.credentials.get(principal.tenantId, id);
   }
 
   @Requires(Scope.CredentialsWrite)
+  @ApiAnswer(CREDENTIAL_VIEW)
+  @ApiErrors({ 404: [CredentialErrorCode.NotFound] })
   @Patch(':id')
   update(
     @Caller() principal: Principal,

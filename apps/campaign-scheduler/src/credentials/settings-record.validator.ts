@@ -1,3 +1,4 @@
+import { registerValidatorSchema } from '@ums/platform';
 import { registerDecorator, type ValidationArguments } from 'class-validator';
 
 export const MAX_SETTINGS_KEYS = 50;
@@ -34,6 +35,22 @@ export function settingsProblem(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** A pattern matching what `pattern` matches with the `i` flag (JSON Schema patterns take no flags). */
+function anyCase(pattern: RegExp): string {
+  return pattern.source.replace(/[a-z]/gi, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+}
+
+registerValidatorSchema('isSettingsRecord', {
+  type: 'object',
+  maxProperties: MAX_SETTINGS_KEYS,
+  propertyNames: {
+    pattern: `^[A-Za-z0-9_.-]{1,${MAX_KEY_LENGTH}}$`,
+    not: { pattern: anyCase(SECRET_LOOKING_KEY) },
+  },
+  additionalProperties: { type: ['string', 'number', 'boolean'], maxLength: MAX_STRING_LENGTH },
+  description: 'Non-secret settings: a key that looks like a secret is refused (send it as `secret`).',
+});
 
 /** A flat object of non-secret provider settings (string, number or boolean values). */
 export function IsSettingsRecord(): PropertyDecorator {

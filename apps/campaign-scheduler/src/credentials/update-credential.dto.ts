@@ -1,3 +1,4 @@
+import { ApiExample, JsonSchemaRule } from '@ums/platform';
 import { IsInt, IsNotEmpty, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { CredentialLimits } from './credential-limits';
 import { IsSettingsRecord } from './settings-record.validator';
@@ -14,6 +15,20 @@ const IfSet = (): PropertyDecorator =>
  * `webhookVerifyToken: null` and `tenantRateCapPerSec: null` clear them. A change of
  * `config.baseUrl` needs `secret` in the same request.
  */
+@JsonSchemaRule({
+  fields: [
+    'name',
+    'config',
+    'secret',
+    'callbackSecret',
+    'webhookVerifyToken',
+    'rateCeilingPerSec',
+    'rateFloorPerSec',
+    'tenantRateCapPerSec',
+  ],
+  nullable: ['secret', 'callbackSecret', 'webhookVerifyToken', 'tenantRateCapPerSec'],
+})
+@ApiExample<UpdateCredentialDto>({ rateCeilingPerSec: 200, tenantRateCapPerSec: null })
 export class UpdateCredentialDto {
   @IfPresent() @IsString() @IsNotEmpty() @MaxLength(CredentialLimits.nameMaxLength) name?: string;
 

@@ -4,6 +4,7 @@ import { type DeadLetterV1, SendRetryTiers, Topics } from '@ums/contracts';
 export const TENANT_PAYLOAD_TOPICS: ReadonlySet<string> = new Set([
   Topics.sendRequests.name,
   Topics.runRequested.name,
+  Topics.runLifecycle.name,
   Topics.batches.name,
   Topics.prioritySends.name,
   ...SendRetryTiers.map((tier) => tier.name),

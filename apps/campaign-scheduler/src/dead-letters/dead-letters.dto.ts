@@ -1,4 +1,4 @@
-import { ToBool, ToInt } from '@ums/platform';
+import { ApiExample, ToBool, ToInt } from '@ums/platform';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -42,6 +42,11 @@ export class DeadLetterParamsDto {
  * POST /v1/dead-letters/replay: the entries named by `ids`, or those matching the filters (never
  * replayed ones only, unless `includeReplayed`), oldest first, at most `limit`.
  */
+@ApiExample<ReplayDeadLettersDto>({
+  sourceTopic: 'ums.send-requests.v1',
+  errorCode: 'RETRIES_EXHAUSTED',
+  limit: 100,
+})
 export class ReplayDeadLettersDto extends DeadLetterFilterDto {
   @IsOptional()
   @IsArray()

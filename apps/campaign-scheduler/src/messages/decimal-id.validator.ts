@@ -1,3 +1,4 @@
+import { registerValidatorSchema } from '@ums/platform';
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 const MAX_BIGINT_UNSIGNED = 18_446_744_073_709_551_615n;
@@ -6,6 +7,12 @@ const MAX_BIGINT_UNSIGNED = 18_446_744_073_709_551_615n;
 export function isDecimalId(value: unknown): value is string {
   return typeof value === 'string' && /^\d{1,20}$/.test(value) && BigInt(value) <= MAX_BIGINT_UNSIGNED;
 }
+
+registerValidatorSchema('isDecimalId', {
+  type: 'string',
+  pattern: '^\\d{1,20}$',
+  description: 'A decimal id, at most 18446744073709551615.',
+});
 
 /** `{each: true}` checks every item of an array. */
 export function IsDecimalId(options?: ValidationOptions): PropertyDecorator {

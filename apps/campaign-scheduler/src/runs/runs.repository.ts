@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { CampaignErrorCode, MessageStatus, RunState } from '@ums/contracts';
-import type { CampaignState } from '@ums/domain';
-import { NEVER_SQL, NotFoundError, selectRows, type TenantFilter, writeRows } from '@ums/platform';
+import { type CampaignState, runLifecycleEventOf } from '@ums/domain';
+import {
+  NEVER_SQL,
+  NotFoundError,
+  recordRunEvents,
+  selectRows,
+  type TenantFilter,
+  writeRows,
+} from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RUN_COLUMNS, type RunRow, type RunView, toRunView } from './run.view';
 
@@ -151,7 +158,8 @@ export class RunsRepository {
   /**
    * Applies an action's outcome to a run locked by `lock` or `lockByCampaign` (which applied the tenant
    * filter) in the same transaction. With bumpEpoch the lease is freed at a new epoch: whichever
-   * expander held it is fenced out, and the published request names the new epoch.
+   * expander held it is fenced out, and the published request names the new epoch. A change of state
+   * goes to the run_events outbox in the same transaction.
    */
   async apply(manager: EntityManager, run: LockedRun, change: RunChange): Promise<number> {
     const epoch = change.bumpEpoch === true ? run.epoch + 1 : run.epoch;
@@ -169,6 +177,10 @@ export class RunsRepository {
         WHERE id = ?`,
       [change.state, epoch, run.id],
     );
+    const event = runLifecycleEventOf(run.state, change.state);
+    if (event !== undefined) {
+      await recordRunEvents(manager, { runIds: [run.id], previousState: run.state, event });
+    }
     return epoch;
   }
 

@@ -2,6 +2,7 @@ import { MessageStatus, RunRequestReason, RunState } from '@ums/contracts';
 import { CampaignState } from '@ums/domain';
 import { ConflictError } from '@ums/platform';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { RunEventsRepository } from './run-events.repository';
 import type { RunRequestPublisher, RunToRequest } from './run-request.publisher';
 import type { LockedRun, RunChange, RunsRepository } from './runs.repository';
 import { RunAction, RunsService } from './runs.service';
@@ -58,6 +59,7 @@ function setup(): { service: RunsService; runs: FakeRuns; publisher: FakePublish
     {} as DataSource,
     runs as unknown as RunsRepository,
     publisher as unknown as RunRequestPublisher,
+    {} as RunEventsRepository,
   );
   return { service, runs, publisher };
 }

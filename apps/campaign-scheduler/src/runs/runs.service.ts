@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   MessageStatus,
   type RunActionResult,
+  type RunEventView,
   RunRequestReason,
   RunState,
   CampaignErrorCode,
@@ -10,6 +11,7 @@ import {
 import { CampaignEvent, CampaignState, RunEvent, transitionCampaign, transitionRun } from '@ums/domain';
 import { ConflictError, NotFoundError, type TenantFilter } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
+import { RunEventsRepository } from './run-events.repository';
 import { RunRequestPublisher } from './run-request.publisher';
 import type { RunView } from './run.view';
 import { type LockedRun, RunsRepository } from './runs.repository';
@@ -33,6 +35,7 @@ export class RunsService {
     private readonly dataSource: DataSource,
     private readonly runs: RunsRepository,
     private readonly requests: RunRequestPublisher,
+    private readonly events: RunEventsRepository,
   ) {}
 
   /** The run, if its campaign is the tenant's (any for null); else 404 as for a missing run. */
@@ -40,6 +43,18 @@ export class RunsService {
     const run = await this.runs.find(tenantId, campaignId, runId);
     if (run === undefined) throw runNotFound(campaignId, runId);
     return run;
+  }
+
+  /** The run's state changes after `after`, oldest first; 404 as `get` for a missing or another tenant's run. */
+  async history(
+    tenantId: TenantFilter,
+    campaignId: string,
+    runId: string,
+    after: string,
+    limit: number,
+  ): Promise<RunEventView[]> {
+    await this.get(tenantId, campaignId, runId);
+    return this.events.listOfRun(runId, after, limit);
   }
 
   /** The campaign's runs, newest first; 404 for a missing campaign and for another tenant's, alike. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { selectRows, writeRows } from '@ums/platform';
+import { RunLifecycleEvent, RunState } from '@ums/contracts';
+import { recordRunEvents, selectRows, writeRows } from '@ums/platform';
 import type { EntityManager } from 'typeorm';
 import { RunsRepository } from '../runs/runs.repository';
 
@@ -89,7 +90,10 @@ export class SchedulingRepository {
     }));
   }
 
-  /** PENDING -> SCHEDULED at a new epoch; the checkpoint clock starts so a lost request is re-sent. */
+  /**
+   * PENDING -> SCHEDULED at a new epoch (runs locked by lockDueRuns); the checkpoint clock starts so a
+   * lost request is re-sent. Their `scheduled` events go to the outbox in the same transaction.
+   */
   async markScheduled(manager: EntityManager, runIds: readonly string[]): Promise<void> {
     if (runIds.length === 0) return;
     await writeRows(
@@ -99,5 +103,10 @@ export class SchedulingRepository {
         WHERE id IN (?)`,
       [runIds],
     );
+    await recordRunEvents(manager, {
+      runIds,
+      previousState: RunState.Pending,
+      event: RunLifecycleEvent.Scheduled,
+    });
   }
 }

@@ -67,6 +67,10 @@ export class SendRequestsRepository {
         JSON.stringify({ content: m.content, variables: m.variables ?? null }),
       ],
     );
+    if (result.affectedRows === 1) {
+      return { id: String(result.insertId), state: m.optedOut ? 'SKIPPED' : 'PENDING', created: true };
+    }
+    // A repeated request: the row the first one stored, in whatever state it has reached since.
     const rows = await selectRows<StoredMessageRow>(
       this.dataSource,
       'SELECT id, state FROM messages WHERE tenant_id = ? AND idempotency_key = ?',
@@ -79,7 +83,7 @@ export class SendRequestsRepository {
         `The database did not store request ${m.requestId} (INSERT IGNORE refused it)`,
       );
     }
-    return { id: String(stored.id), state: String(stored.state), created: result.affectedRows === 1 };
+    return { id: String(stored.id), state: String(stored.state), created: false };
   }
 
   /**
@@ -92,14 +96,14 @@ export class SendRequestsRepository {
     return result.value;
   }
 
-  /** Whether a bulk request's campaign already has its audience import (a redelivered request). */
-  async hasRequestImport(campaignId: string): Promise<boolean> {
-    const rows = await selectRows<FoundRow>(
+  /** The audience import of a bulk request's campaign, when it has one (a redelivered or retried request). */
+  async requestImportId(campaignId: string): Promise<string | undefined> {
+    const rows = await selectRows<{ readonly id: string | number }>(
       this.dataSource,
-      `SELECT 1 AS x FROM audience_imports WHERE campaign_id = ? AND source = 'request'
-          AND state IN ('PENDING', 'RUNNING', 'COMPLETED') LIMIT 1`,
+      `SELECT id FROM audience_imports WHERE campaign_id = ? AND source = 'request'
+          AND state IN ('PENDING', 'RUNNING', 'COMPLETED') ORDER BY id LIMIT 1`,
       [campaignId],
     );
-    return rows.length > 0;
+    return rows[0] === undefined ? undefined : String(rows[0].id);
   }
 }

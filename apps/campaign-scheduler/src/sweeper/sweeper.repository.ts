@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { selectRows, writeRows } from '@ums/platform';
+import { RunLifecycleEvent, RunState } from '@ums/contracts';
+import { recordRunEvents, selectRows, writeRows } from '@ums/platform';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RunsRepository } from '../runs/runs.repository';
 
@@ -7,6 +8,7 @@ import { RunsRepository } from '../runs/runs.repository';
 interface StaleRunRow {
   readonly id: string;
   readonly campaign_id: string;
+  readonly state: RunState;
   readonly lease_epoch: number;
   readonly attempts: number;
   readonly checkpoint_at: Date;
@@ -27,6 +29,8 @@ interface CheckpointAgeRow {
 export interface StaleRun {
   readonly runId: string;
   readonly campaignId: string;
+  /** SCHEDULED or RUNNING. */
+  readonly state: RunState;
   readonly tenantId: string;
   readonly epoch: number;
   readonly attempts: number;
@@ -53,7 +57,7 @@ export class SweeperRepository {
   async lockStale(manager: EntityManager, deadlineMs: number, limit: number): Promise<StaleRun[]> {
     const rows = await selectRows<StaleRunRow>(
       manager,
-      `SELECT r.id, r.campaign_id, r.lease_epoch, r.attempts, r.checkpoint_at FROM runs r
+      `SELECT r.id, r.campaign_id, r.state, r.lease_epoch, r.attempts, r.checkpoint_at FROM runs r
         WHERE r.state IN ('SCHEDULED', 'RUNNING') AND r.expanded_at IS NULL
           AND r.checkpoint_at < DATE_SUB(UTC_TIMESTAMP(3), INTERVAL ? MICROSECOND)
         ORDER BY r.checkpoint_at LIMIT ? FOR UPDATE SKIP LOCKED`,
@@ -67,6 +71,7 @@ export class SweeperRepository {
     return rows.map((row) => ({
       runId: row.id,
       campaignId: row.campaign_id,
+      state: row.state,
       tenantId: tenantOf.get(row.campaign_id) as string,
       epoch: row.lease_epoch,
       attempts: row.attempts,
@@ -86,15 +91,23 @@ export class SweeperRepository {
     );
   }
 
-  /** Retries exhausted: FAILED with the reason, and the epoch bumped so a late expander is fenced out. */
-  async fail(manager: EntityManager, runId: string, reason: string): Promise<void> {
+  /**
+   * Retries exhausted: FAILED with the reason, and the epoch bumped so a late expander is fenced out.
+   * The run is locked by lockStale; its `failed` event goes to the outbox in the same transaction.
+   */
+  async fail(manager: EntityManager, run: StaleRun, reason: string): Promise<void> {
     await writeRows(
       manager,
       `UPDATE runs SET state = 'FAILED', failure_reason = ?, lease_epoch = lease_epoch + 1, lease_owner = NULL,
               finished_at = UTC_TIMESTAMP(3), updated_at = UTC_TIMESTAMP(3)
         WHERE id = ?`,
-      [reason.slice(0, 512), runId],
+      [reason.slice(0, 512), run.runId],
     );
+    await recordRunEvents(manager, {
+      runIds: [run.runId],
+      previousState: run.state,
+      event: RunLifecycleEvent.Failed,
+    });
   }
 
   /**
@@ -124,6 +137,11 @@ export class SweeperRepository {
         );
         if (result.affectedRows !== 1) return;
         completed.push(runId);
+        await recordRunEvents(manager, {
+          runIds: [runId],
+          previousState: RunState.Running,
+          event: RunLifecycleEvent.Completed,
+        });
         await writeRows(
           manager,
           `UPDATE campaigns SET state = 'COMPLETED', updated_at = UTC_TIMESTAMP(3)

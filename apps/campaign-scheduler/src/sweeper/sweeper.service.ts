@@ -72,7 +72,7 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
       const retry = stale.filter((run) => run.attempts < this.config.RUN_MAX_ATTEMPTS);
       for (const run of stale.filter((r) => r.attempts >= this.config.RUN_MAX_ATTEMPTS)) {
         const reason = `checkpoint stale since ${run.checkpointAt.toISOString()} after ${run.attempts} retries`;
-        await this.repository.fail(manager, run.runId, reason);
+        await this.repository.fail(manager, run, reason);
         this.metrics.failures.inc();
         this.logger.error(
           { runId: run.runId, campaignId: run.campaignId, reason },

@@ -97,6 +97,56 @@ describe('message claims (real MariaDB)', () => {
     await countersMatchRows(runId);
   });
 
+  it('skips, instead of claiming, messages whose recipient opted out after the row was created', async () => {
+    const { runId, ids } = await run('cmp_optout', 10);
+    const recipients = (
+      (await ds.query('SELECT recipient FROM messages WHERE run_id = ? ORDER BY id', [runId])) as {
+        recipient: string;
+      }[]
+    ).map((r) => r.recipient);
+    // Opted out on this channel for this tenant: the 2nd and 5th. Another tenant's or channel's opt-out is not theirs.
+    await ds.query(
+      `INSERT INTO opt_outs (tenant_id, channel, address, source)
+       VALUES ('t', 'sms', ?, 'import'), ('t', 'sms', ?, 'api'), ('u', 'sms', ?, 'api'), ('t', 'email', ?, 'api')`,
+      [recipients[1], recipients[4], recipients[0], recipients[2]],
+    );
+    let result: Awaited<ReturnType<MessageClaimsRepository['claim']>>;
+    try {
+      result = await repo.claim(ids, randomUUID());
+    } finally {
+      // Every run here has the same recipients: the other tests' must not be opted out.
+      await ds.query('DELETE FROM opt_outs');
+    }
+    expect(result.claimed.map((m) => m.id)).toEqual(ids.filter((_, i) => i !== 1 && i !== 4));
+    expect(result.optedOut).toEqual(
+      [1, 4].map((i) =>
+        expect.objectContaining({
+          messageId: ids[i],
+          recipient: recipients[i],
+          previous: 'PENDING',
+          status: 'SKIPPED',
+          reason: FailureReason.OptedOut,
+        }),
+      ),
+    );
+    const rows = (await ds.query(`SELECT state, reason, attempts FROM messages WHERE id IN (?) ORDER BY id`, [
+      [ids[1], ids[4]],
+    ])) as Record<string, unknown>[];
+    expect(rows.map((r) => [r['state'], r['reason'], Number(r['attempts'])])).toEqual([
+      ['SKIPPED', 'opted-out', 0],
+      ['SKIPPED', 'opted-out', 0],
+    ]);
+    // A copy of the batch finds them settled: nothing claimed, nothing skipped twice.
+    const again = await repo.claim(ids, randomUUID());
+    expect([again.claimed.length, again.optedOut.length, again.skipped.length]).toEqual([0, 0, 10]);
+    await countersMatchRows(runId);
+    const [counters] = (await ds.query('SELECT skipped, sending FROM runs WHERE id = ?', [runId])) as Record<
+      string,
+      string
+    >[];
+    expect([Number(counters?.['skipped']), Number(counters?.['sending'])]).toEqual([2, 8]);
+  });
+
   it('folds counter deltas into runs exactly while claims, records and two folders run side by side', async () => {
     const { runId, ids } = await run('cmp_fold', 3_000);
     let working = true;

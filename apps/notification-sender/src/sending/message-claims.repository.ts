@@ -49,6 +49,8 @@ export interface ClaimResult {
   readonly held: string[];
   /** Not PENDING (already claimed, sent or settled by another copy of the batch), or locked by another sender. */
   readonly skipped: string[];
+  /** PENDING messages whose recipient opted out since they were created: SKIPPED (opted-out) instead. */
+  readonly optedOut: StatusChange[];
 }
 
 /** A message's id (BIGINT UNSIGNED). */
@@ -73,6 +75,8 @@ interface ClaimRow extends RunMessageRow {
   /** JSON (text on MariaDB) or NULL. */
   readonly content: unknown;
   readonly run_state: string | null;
+  /** 0 or 1, an INT or a BIGINT (a string here) by server: the recipient is in opt_outs. */
+  readonly opted_out: number | string;
 }
 
 /** A settled row (SENT, FAILED or UNKNOWN) as its claim's owner left it. */
@@ -106,22 +110,29 @@ export class MessageClaimsRepository {
   // table MariaDB scans the whole index for an UPDATE ... WHERE id IN (...), locking every row
   // (PENDING ones of other batches too) until commit, and concurrent claims would skip them.
   async claim(ids: readonly string[], token: string): Promise<ClaimResult> {
-    if (ids.length === 0) return { claimed: [], held: [], skipped: [] };
+    if (ids.length === 0) return { claimed: [], held: [], skipped: [], optedOut: [] };
     return this.dataSource.transaction(async (manager) => {
       // By primary key only: a plan through the state index would lock (and make concurrent
       // claimers skip) PENDING rows of other batches that this claim never takes. The run's state is
       // read in the same statement without a lock (a subquery of a locking read locks nothing: MySQL
       // documents it, and a concurrent UPDATE of the run did not wait on MariaDB 10.11): a pause racing with this claim lets at most this batch through.
+      // Opt-outs likewise, a primary-key lookup per row: one recorded after the row was created (an
+      // import while the run is running) stops the send here, so it takes effect within a batch.
       const rows = await selectRows<ClaimRow>(
         manager,
         `SELECT m.id, m.run_id, m.campaign_id, m.tenant_id, m.channel, m.credential_id, m.recipient, m.attempts,
-                m.content, (SELECT r.state FROM runs r WHERE r.id = m.run_id) AS run_state
+                m.content, (SELECT r.state FROM runs r WHERE r.id = m.run_id) AS run_state,
+                EXISTS (SELECT 1 FROM opt_outs o
+                         WHERE o.tenant_id = m.tenant_id AND o.channel = m.channel AND o.address = m.recipient)
+                  AS opted_out
            FROM messages m FORCE INDEX (PRIMARY)
           WHERE m.id IN (?) AND m.state = 'PENDING' FOR UPDATE SKIP LOCKED`,
         [ids],
       );
-      const claimable = rows.filter((r) => r.run_id === null || r.run_state === 'RUNNING');
-      const held = rows.filter((r) => !claimable.includes(r)).map((r) => r.id);
+      const sendable = rows.filter((r) => r.run_id === null || r.run_state === 'RUNNING');
+      const held = rows.filter((r) => !sendable.includes(r)).map((r) => r.id);
+      const optedOut = sendable.filter((r) => Number(r.opted_out) === 1);
+      const claimable = sendable.filter((r) => Number(r.opted_out) !== 1);
       const found = new Set(rows.map((r) => r.id));
       const skipped = ids.filter((id) => !found.has(id));
       if (claimable.length > 0) {
@@ -137,7 +148,16 @@ export class MessageClaimsRepository {
           claimable.map((r) => ({ runId: r.run_id, from: MessageStatus.Pending, to: MessageStatus.Sending })),
         );
       }
-      return { claimed: claimable.map(claimedMessageOf), held, skipped };
+      if (optedOut.length > 0) await skipOptedOut(manager, optedOut);
+      return {
+        claimed: claimable.map(claimedMessageOf),
+        held,
+        skipped,
+        optedOut: optedOut.map((r) => ({
+          ...statusChangeOf(r, MessageStatus.Pending, MessageStatus.Skipped),
+          reason: FailureReason.OptedOut,
+        })),
+      };
     });
   }
 
@@ -416,6 +436,20 @@ async function writeFailures(
       ),
       state,
     ],
+  );
+}
+
+/** PENDING rows whose recipient opted out become SKIPPED (opted-out), counted on their runs. */
+async function skipOptedOut(manager: SqlRunner, rows: readonly ClaimRow[]): Promise<void> {
+  await writeRows(
+    manager,
+    `UPDATE messages FORCE INDEX (PRIMARY) SET state = 'SKIPPED', reason = ?, updated_at = UTC_TIMESTAMP(3)
+      WHERE id IN (?)`,
+    [FailureReason.OptedOut, rows.map((r) => r.id)],
+  );
+  await moveCounters(
+    manager,
+    rows.map((r) => ({ runId: r.run_id, from: MessageStatus.Pending, to: MessageStatus.Skipped })),
   );
 }
 

@@ -7,6 +7,7 @@ import { PinoLogger } from 'nestjs-pino';
 import type { LoadedCredential, OutgoingMessage } from '../providers/provider-adapter';
 import { ProvidersConfig } from '../providers/providers.config';
 import { ClaimBudget } from './claim-budget';
+import type { StatusChange } from './status-change';
 import { type ClaimTiming, claimTimingOf } from './claim-timing';
 import type { RenderedClaim } from './content-rendering.service';
 import { type ClaimedMessage, MessageClaimsRepository } from './message-claims.repository';
@@ -39,6 +40,8 @@ export interface SliceClaim {
   readonly held: HeldClaim | undefined;
   /** Not PENDING, or locked by another transaction (see SendSettlementService.handleSkipped). */
   readonly skipped: readonly string[];
+  /** Opted out since they were created: SKIPPED by the claim, their status events still to publish. */
+  readonly optedOut: readonly StatusChange[];
 }
 
 /** A claim ready for its provider call: rendered, its grant fresh, its rows confirmed held. */
@@ -95,11 +98,12 @@ export class SendClaimsService {
     const claim = await this.claims.claim(ids, token);
     this.metrics.count(lane, 'held', claim.held.length);
     this.metrics.count(lane, 'skipped', claim.skipped.length);
+    this.metrics.count(lane, 'opted_out', claim.optedOut.length);
     const held =
       claim.claimed.length === 0
         ? undefined
         : { message, token, claimedAt, claimed: claim.claimed, credential, slots };
-    return { token, held, skipped: claim.skipped };
+    return { token, held, skipped: claim.skipped, optedOut: claim.optedOut };
   }
 
   /**

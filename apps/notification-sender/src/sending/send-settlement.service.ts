@@ -6,6 +6,7 @@ import { type ClaimedMessage, MessageClaimsRepository } from './message-claims.r
 import { RetryRoutingService } from './retry-routing.service';
 import { SendingMetrics } from './sending.metrics';
 import { labelOf, planSettlement } from './settlement-plan';
+import type { StatusChange } from './status-change';
 import { StatusEventsPublisher } from './status-events.publisher';
 
 /**
@@ -73,6 +74,11 @@ export class SendSettlementService {
     const items = message.value.items.filter((item) => pending.has(item.messageId));
     this.metrics.claimContended.inc(items.length);
     await this.routing.retryContended(message, token, items);
+  }
+
+  /** Publishes the status events of changes a claim made without a send (recipients opted out meanwhile). */
+  async announce(changes: readonly StatusChange[]): Promise<void> {
+    await this.statuses.publish(changes);
   }
 
   /**

@@ -98,7 +98,13 @@ export class SendSlicesService {
   ): Promise<void> {
     const batch = message.value;
     const campaign = failAll === undefined ? await this.content.campaignContentBefore(batch) : undefined;
-    const { token, held, skipped } = await this.claims.claim(message, ids, credential, grant?.slots);
+    const { token, held, skipped, optedOut } = await this.claims.claim(
+      message,
+      ids,
+      credential,
+      grant?.slots,
+    );
+    if (optedOut.length > 0) await this.settlement.announce(optedOut);
     if (held === undefined) {
       if (skipped.length > 0) await this.settlement.handleSkipped(message, token, skipped);
       return;

@@ -5,7 +5,7 @@ import { Counter, Histogram } from 'prom-client';
 
 /** What happened to the messages this process was handed, and how long a batch took. */
 export type MessageOutcomeLabel =
-  'sent' | 'failed' | 'unknown' | 'retried' | 'exhausted' | 'held' | 'skipped';
+  'sent' | 'failed' | 'unknown' | 'retried' | 'exhausted' | 'held' | 'skipped' | 'opted_out';
 
 @Injectable()
 export class SendingMetrics {
@@ -21,7 +21,7 @@ export class SendingMetrics {
     const registers = [registry];
     this.messages = new Counter({
       name: 'ums_sender_messages_total',
-      help: 'Messages handled, by lane and outcome (held: run paused or stopped; skipped: not PENDING, i.e. a copy already handled)',
+      help: 'Messages handled, by lane and outcome (held: run paused or stopped; skipped: not PENDING, i.e. a copy already handled; opted_out: recipient opted out after the row was created, SKIPPED)',
       labelNames: ['lane', 'outcome'],
       registers,
     });

@@ -22,7 +22,7 @@ interface CredentialOwnerRow {
   readonly channel: string;
 }
 
-/** What inbound messages need of the database: whose credential it is, and opt-outs. */
+/** What inbound messages need of the database: whose credential it is, and opt-outs (STOP) and opt-ins (START). */
 @Injectable()
 export class InboundMessagesRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -44,6 +44,19 @@ export class InboundMessagesRepository {
       this.dataSource,
       `INSERT IGNORE INTO opt_outs (tenant_id, channel, address, source) VALUES ${optOuts.map(() => '(?, ?, ?, ?)').join(', ')}`,
       optOuts.flatMap((o) => [o.tenantId, o.channel, o.address, o.source]),
+    );
+  }
+
+  /**
+   * Lifts opt-outs (an opt-in keyword), whatever recorded them: one multi-row statement on the
+   * primary key; an address that was not opted out is no change.
+   */
+  async removeOptOuts(optIns: readonly Omit<OptOut, 'source'>[]): Promise<void> {
+    if (optIns.length === 0) return;
+    await writeRows(
+      this.dataSource,
+      `DELETE FROM opt_outs WHERE ${optIns.map(() => '(tenant_id = ? AND channel = ? AND address = ?)').join(' OR ')}`,
+      optIns.flatMap((o) => [o.tenantId, o.channel, o.address]),
     );
   }
 }

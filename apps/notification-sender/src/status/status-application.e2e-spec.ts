@@ -24,13 +24,21 @@ import {
   testKafka,
   waitUntil,
 } from '@ums/testing';
-import type { Consumer } from 'kafkajs';
+import { CloudEvent, Kafka as CloudEventsKafka, type KafkaMessage } from 'cloudevents';
+import type { Consumer, IHeaders } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 
 jest.setTimeout(240_000);
 
 const MESSAGES = 300;
 // Signatures computed here from the documented rules, not by the code under test.
+/** Kafka headers as text, as a CloudEvents SDK takes them. */
+function textHeaders(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {}))
+    if (value !== undefined) out[name] = String(value);
+  return out;
+}
 const hubSignature = (secret: string, raw: string): string =>
   `sha256=${createHmac('sha256', secret).update(raw, 'utf8').digest('hex')}`;
 const twilioSignature = (token: string, url: string, form: URLSearchParams): string =>
@@ -57,6 +65,8 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
     status: [] as MessageStatusV1[],
     inbound: [] as InboundMessageV1[],
     dead: [] as DeadLetterV1[],
+    /** Status and inbound records as they are on the topic, for a reader without our classes. */
+    records: [] as { topic: string; key: string; value: string; headers: Record<string, string> }[],
   };
 
   beforeAll(async () => {
@@ -120,6 +130,16 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
         if (topic === names.topic(Topics.messageStatus.name)) seen.status.push(value as MessageStatusV1);
         if (topic === names.topic(Topics.inboundMessages.name)) seen.inbound.push(value as InboundMessageV1);
         if (topic === names.topic(Topics.deadLetters.name)) seen.dead.push(value as DeadLetterV1);
+        else {
+          const logical = names.logicalTopic(topic) ?? topic;
+          const headers = textHeaders(message.headers);
+          seen.records.push({
+            topic: logical,
+            key: String(message.key),
+            value: String(message.value),
+            headers,
+          });
+        }
         await Promise.resolve();
       },
     });
@@ -397,5 +417,138 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
     expect(optOuts).toEqual([
       { tenant_id: 'acme', channel: 'sms', address: '+4915199999999', source: 'inbound:twilio' },
     ]);
+  });
+
+  it('lifts opt-outs on START (and YES on Twilio SMS only), saying so on the inbound event', async () => {
+    const twilio = async (sid: string, text: string): Promise<void> => {
+      const url = `${ingestUrl}/v1/callbacks/twilio/cred_tw`;
+      const form = new URLSearchParams({
+        AccountSid: `AC${'0'.repeat(32)}`,
+        Body: text,
+        From: '+4915199999999',
+        MessageSid: sid,
+        NumMedia: '0',
+        SmsStatus: 'received',
+        To: '+15017122661',
+      });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-twilio-signature': twilioSignature('tw-auth-token', url, form),
+        },
+        body: form.toString(),
+      });
+      expect(response.status).toBe(200);
+    };
+    const whatsapp = async (id: string, text: string): Promise<void> => {
+      const body = JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: 'WABA-1',
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: '15550783881', phone_number_id: '1065' },
+                  messages: [
+                    {
+                      from: '4915188888888',
+                      id,
+                      timestamp: '1700000000',
+                      type: 'text',
+                      text: { body: text },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        ],
+      });
+      const response = await fetch(`${ingestUrl}/v1/callbacks/whatsapp/cred_wa`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-hub-signature-256': hubSignature('meta-app-secret', body),
+        },
+        body,
+      });
+      expect(response.status).toBe(200);
+    };
+    const optOuts = async (): Promise<string[]> =>
+      (
+        (await ds.query('SELECT channel, address FROM opt_outs ORDER BY channel, address')) as {
+          channel: string;
+          address: string;
+        }[]
+      ).map((o) => `${o.channel} ${o.address}`);
+    const flags = async (id: string): Promise<[boolean, boolean | undefined]> => {
+      let event: InboundMessageV1 | undefined;
+      await waitUntil(`inbound ${id}`, () => {
+        event = seen.inbound.find((i) => i.providerMessageId === id);
+        return event !== undefined;
+      });
+      return [event?.optOut ?? false, event?.optIn];
+    };
+    // The sms opt-out of the test before, and a new one on WhatsApp.
+    await whatsapp('wamid.OPT1', 'STOP');
+    expect(await flags('wamid.OPT1')).toEqual([true, false]);
+    expect(await optOuts()).toEqual(['sms +4915199999999', 'whatsapp +4915188888888']);
+    // YES answers questions on WhatsApp: no opt-in there.
+    await whatsapp('wamid.OPT2', 'Yes');
+    expect(await flags('wamid.OPT2')).toEqual([false, false]);
+    expect(await optOuts()).toHaveLength(2);
+    await whatsapp('wamid.OPT3', 'start');
+    expect(await flags('wamid.OPT3')).toEqual([false, true]);
+    expect(await optOuts()).toEqual(['sms +4915199999999']);
+    // On Twilio SMS, YES is one of Twilio's own opt-in keywords.
+    await twilio('SMIN3', 'YES');
+    expect(await flags('SMIN3')).toEqual([false, true]);
+    expect(await optOuts()).toEqual([]);
+  });
+
+  it('gives every status and inbound record CloudEvents headers that the CloudEvents SDK reads as an event', () => {
+    const statusRecords = seen.records.filter((r) => r.topic === Topics.messageStatus.name);
+    const inboundRecords = seen.records.filter((r) => r.topic === Topics.inboundMessages.name);
+    expect(statusRecords).toHaveLength(seen.status.length);
+    expect(inboundRecords).toHaveLength(seen.inbound.length);
+    expect(statusRecords.length).toBeGreaterThan(0);
+    expect(inboundRecords.length).toBeGreaterThan(0);
+    // Read as any CloudEvents consumer would: the SDK's Kafka binding and its own schema check, no class of ours.
+    const read = (r: (typeof seen.records)[number]): CloudEvent<Record<string, unknown>> => {
+      const message: KafkaMessage<string> = { key: r.key, value: r.value, headers: r.headers, body: r.value };
+      const event = CloudEventsKafka.toEvent<Record<string, unknown>>(message);
+      if (!(event instanceof CloudEvent)) throw new Error('one CloudEvent per record was expected');
+      expect(event.validate()).toBe(true);
+      return event;
+    };
+    for (const record of statusRecords) {
+      const event = read(record);
+      const data = JSON.parse(record.value) as Record<string, unknown>;
+      expect(event).toMatchObject({
+        specversion: '1.0',
+        id: data['eventId'],
+        type: 'io.ums.message.status.v1',
+        source: '/ums/notification-sender',
+        subject: data['messageId'],
+        time: data['occurredAt'],
+        datacontenttype: 'application/json',
+        data,
+      });
+    }
+    for (const record of inboundRecords) {
+      const data = JSON.parse(record.value) as Record<string, unknown>;
+      expect(read(record)).toMatchObject({
+        id: data['eventId'],
+        type: 'io.ums.message.inbound.v1',
+        source: '/ums/notification-sender',
+        data,
+      });
+    }
+    // ce_id is unique per event, as CloudEvents requires of (source, id).
+    expect(new Set(statusRecords.map((r) => r.headers['ce_id'])).size).toBe(statusRecords.length);
   });
 });

@@ -5,13 +5,14 @@ import {
   type InboundMessageV1,
   ProviderEventKind,
   type ProviderEventV1,
+  type ProviderInboundV1,
   Topics,
   MessageHandlingErrorCode,
 } from '@ums/contracts';
-import { optOutAddress } from '@ums/domain';
+import { isOptInText, latestOptChanges, type OptChange, optOutAddress } from '@ums/domain';
 import { type ConsumedMessage, KafkaProducer } from '@ums/platform';
 import { StatusEventsPublisher } from '../sending/status-events.publisher';
-import { InboundMessagesRepository, type OptOut } from './inbound-messages.repository';
+import { type CredentialOwner, InboundMessagesRepository, type OptOut } from './inbound-messages.repository';
 import { StatusMetrics } from './status.metrics';
 import { type ReportedStatus, StatusUpdatesRepository } from './status-updates.repository';
 
@@ -20,9 +21,10 @@ export const STATUS_GROUP = ConsumerGroups.senderStatus;
 /**
  * Applies a consumed chunk of provider events: statuses to message rows (forward only, counters in
  * the same transaction) and then on the status topic; inbound messages to the inbound topic, with
- * STOP-like replies recorded as opt-outs first. Events naming a message or credential we do not know
- * are counted and dead-lettered, never dropped silently. Every step is idempotent, so a redelivered
- * chunk changes nothing twice.
+ * STOP-like replies recorded as opt-outs and START-like ones lifting them first (isOptInText says
+ * which keywords, per provider). Events naming a message or credential we do not know are counted
+ * and dead-lettered, never dropped silently. Every step is idempotent, so a redelivered chunk
+ * changes nothing twice.
  */
 @Injectable()
 export class StatusApplicationService {
@@ -81,7 +83,7 @@ export class StatusApplicationService {
   ): Promise<{ index: number; code: MessageHandlingErrorCode; reason: string }[]> {
     const owners = await this.inbound.ownersOf(indexes.map((i) => messages[i]?.value.credentialId ?? ''));
     const published: InboundMessageV1[] = [];
-    const optOuts: OptOut[] = [];
+    const changes: { key: string; change: OptChange; item: OptOut }[] = [];
     const unknown: { index: number; code: MessageHandlingErrorCode; reason: string }[] = [];
     for (const index of indexes) {
       const event = messages[index]?.value;
@@ -96,34 +98,26 @@ export class StatusApplicationService {
         });
         continue;
       }
-      if (item.optOut) {
-        optOuts.push({
-          tenantId: owner.tenantId,
-          channel: owner.channel,
-          address: optOutAddress(owner.channel, item.from),
-          source: `inbound:${event.provider}`,
+      const optIn = !item.optOut && isOptInText(item.text, event.provider, owner.channel);
+      if (item.optOut || optIn) {
+        const address = optOutAddress(owner.channel, item.from);
+        changes.push({
+          key: `${owner.tenantId}\u0000${owner.channel}\u0000${address}`,
+          change: item.optOut ? 'opt-out' : 'opt-in',
+          item: { ...owner, address, source: `inbound:${event.provider}` },
         });
       }
-      published.push({
-        eventId: event.eventId,
-        tenantId: owner.tenantId,
-        credentialId: event.credentialId,
-        channel: owner.channel,
-        from: item.from,
-        to: item.to,
-        ...(item.text === undefined ? {} : { text: item.text }),
-        ...(item.mediaRef === undefined ? {} : { mediaRef: item.mediaRef }),
-        ...(item.mediaType === undefined ? {} : { mediaType: item.mediaType }),
-        providerMessageId: item.providerMessageId,
-        optOut: item.optOut,
-        occurredAt: item.occurredAt,
-      });
+      published.push(inboundMessageOf(event, item, owner, optIn));
     }
-    // The opt-out is durable before the reply is announced, so a campaign started on the news honours it.
+    // Keyword replies of one address in this chunk: the last one wins (STOP then START is opted in).
+    const { optOuts, optIns } = latestOptChanges(changes);
+    // The change is durable before the reply is announced, so a campaign started on the news honours it.
     await this.inbound.recordOptOuts(optOuts);
+    await this.inbound.removeOptOuts(optIns);
     await this.producer.publish(Topics.inboundMessages, published);
     this.metrics.inbound.inc({ outcome: 'published' }, published.length);
     this.metrics.inbound.inc({ outcome: 'opt_out' }, optOuts.length);
+    this.metrics.inbound.inc({ outcome: 'opt_in' }, optIns.length);
     this.metrics.inbound.inc({ outcome: 'unknown_credential' }, unknown.length);
     return unknown;
   }
@@ -154,4 +148,27 @@ export class StatusApplicationService {
     }
     await this.producer.publish(Topics.deadLetters, letters);
   }
+}
+
+function inboundMessageOf(
+  event: ProviderEventV1,
+  item: ProviderInboundV1,
+  owner: CredentialOwner,
+  optIn: boolean,
+): InboundMessageV1 {
+  return {
+    eventId: event.eventId,
+    tenantId: owner.tenantId,
+    credentialId: event.credentialId,
+    channel: owner.channel,
+    from: item.from,
+    to: item.to,
+    ...(item.text === undefined ? {} : { text: item.text }),
+    ...(item.mediaRef === undefined ? {} : { mediaRef: item.mediaRef }),
+    ...(item.mediaType === undefined ? {} : { mediaType: item.mediaType }),
+    providerMessageId: item.providerMessageId,
+    optOut: item.optOut,
+    optIn,
+    occurredAt: item.occurredAt,
+  };
 }

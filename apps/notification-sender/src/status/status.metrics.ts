@@ -17,7 +17,7 @@ export class StatusMetrics {
     });
     this.inbound = new Counter({
       name: 'ums_inbound_messages_total',
-      help: 'Inbound messages consumed, by outcome (published, opt_out: also recorded as an opt-out, unknown_credential: dead-lettered)',
+      help: 'Inbound messages consumed, by outcome (published, opt_out: also recorded as an opt-out, opt_in: an opt-out lifted by the reply, unknown_credential: dead-lettered)',
       labelNames: ['outcome'],
       registers,
     });

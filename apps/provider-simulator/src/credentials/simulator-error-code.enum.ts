@@ -9,4 +9,6 @@ export enum SimulatorErrorCode {
   InvalidCredentialId = 'INVALID_CREDENTIAL_ID',
   /** 409: another simulated credential already answers for the same provider account. */
   AccountInUse = 'ACCOUNT_IN_USE',
+  /** 409: the credential cannot deliver a reply (no callbackUrl, a provider without inbound); 503: the post failed. */
+  InboundUnavailable = 'INBOUND_UNAVAILABLE',
 }

@@ -3,6 +3,7 @@ import {
   ConsumerGroups,
   type InboundMessageV1,
   type MessageStatusV1,
+  type RunLifecycleV1,
   Topics,
   type WebhookDeliveryV1,
   WebhookRetryTiers,
@@ -12,12 +13,12 @@ import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
 import { FanOutService } from './fan-out.service';
-import { inboundWebhookEvent, statusWebhookEvent } from './webhook-event';
+import { inboundWebhookEvent, lifecycleWebhookEvent, statusWebhookEvent } from './webhook-event';
 
 const STATUS_CHUNK = 1_000;
 
 /**
- * Status and inbound events fanned out to subscribers, and deliveries to attempt again: replays and
+ * Status, inbound and run lifecycle events fanned out to subscribers, and deliveries to attempt again: replays and
  * retries. Retries wait on the ums.webhook.retry-* tiers, read by their own group (the platform holds
  * each tier partition until its head is due), so fresh events never queue behind them. Fan-out runs
  * one chunk per partition at a time so delivery ids follow event order within a partition (the order a
@@ -54,6 +55,17 @@ export class DeliveriesConsumer {
   })
   async onInbound(messages: readonly ConsumedMessage<InboundMessageV1>[]): Promise<void> {
     await this.fanOut.handle(messages.map(inboundWebhookEvent));
+  }
+
+  /** Run lifecycle events, to subscribers that asked for their `run.<event>` type. */
+  @ConsumeTopic({
+    topic: Topics.runLifecycle,
+    groupId: ConsumerGroups.dispatcherLifecycle,
+    chunkSize: 200,
+    concurrency: 1,
+  })
+  async onLifecycle(messages: readonly ConsumedMessage<RunLifecycleV1>[]): Promise<void> {
+    await this.fanOut.handle(messages.map(lifecycleWebhookEvent));
   }
 
   /**

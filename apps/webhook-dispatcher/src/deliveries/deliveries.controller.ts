@@ -1,6 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { Scope } from '@ums/contracts';
-import { Caller, type Principal, Requires } from '@ums/platform';
+import {
+  DELIVERY_PAGE,
+  DELIVERY_VIEW,
+  DeliveryErrorCode,
+  REPLAY_COUNT_VIEW,
+  SUBSCRIBER_VIEW,
+  Scope,
+  SubscriberErrorCode,
+} from '@ums/contracts';
+import { ApiAnswer, ApiErrors, Caller, type Principal, Requires } from '@ums/platform';
 import { toSubscriberView, type SubscriberView } from '../subscribers/subscriber.view';
 import { DeliveriesService, type DeliveryView } from './deliveries.service';
 import { ListDeliveriesDto, ReplaySinceDto } from './delivery.dto';
@@ -18,6 +26,8 @@ export class DeliveriesController {
   ) {}
 
   @Requires(Scope.SubscribersRead)
+  @ApiAnswer(DELIVERY_PAGE)
+  @ApiErrors({ 404: [SubscriberErrorCode.NotFound] })
   @Get('deliveries')
   list(
     @Caller() principal: Principal,
@@ -28,6 +38,11 @@ export class DeliveriesController {
   }
 
   @Requires(Scope.SubscribersWrite)
+  @ApiAnswer(DELIVERY_VIEW)
+  @ApiErrors({
+    404: [SubscriberErrorCode.NotFound, DeliveryErrorCode.NotFound],
+    409: [SubscriberErrorCode.NotAlive, DeliveryErrorCode.NotSettled],
+  })
   @Post('deliveries/:deliveryId/replay')
   @HttpCode(202)
   replayOne(
@@ -39,6 +54,12 @@ export class DeliveriesController {
   }
 
   @Requires(Scope.SubscribersWrite)
+  @ApiAnswer(REPLAY_COUNT_VIEW)
+  @ApiErrors({
+    404: [SubscriberErrorCode.NotFound],
+    409: [SubscriberErrorCode.NotAlive],
+    503: [DeliveryErrorCode.ReplayBusy],
+  })
   @Post('replay')
   @HttpCode(202)
   replaySince(
@@ -51,6 +72,8 @@ export class DeliveriesController {
 
   /** 202: the subscriber is REPLAYING; it turns ALIVE once everything it missed was delivered in order. */
   @Requires(Scope.SubscribersWrite)
+  @ApiAnswer(SUBSCRIBER_VIEW)
+  @ApiErrors({ 404: [SubscriberErrorCode.NotFound], 409: [SubscriberErrorCode.NotDead] })
   @Post('resurrect')
   @HttpCode(202)
   async resurrect(@Caller() principal: Principal, @Param('id') id: string): Promise<SubscriberView> {

@@ -4,6 +4,9 @@ import {
   Channel,
   type DeadLetterV1,
   type InboundMessageV1,
+  RunLifecycleEvent,
+  type RunLifecycleV1,
+  RunState,
   type SubscriberAlertV1,
   Topics,
 } from '@ums/contracts';
@@ -662,6 +665,82 @@ describe('webhook-dispatcher: signed deliveries, retries, tombstone and resurrec
     expect(inbound.server.received.map((r) => r.webhookId)).toEqual(['inbound-0']);
     expect(status.server.received.map((r) => r.webhookId)).toEqual(['inbound-status-0']);
     expect(inbound.server.invalidSignatures() + status.server.invalidSignatures()).toBe(0);
+  });
+
+  it('delivers run lifecycle events only to subscribers of their run.<event> types, signed', async () => {
+    const completedOnly = await subscriberFor('lifecycle', { eventTypes: ['run.completed'] });
+    const startAndEnd = await subscriberFor('lifecycle', { eventTypes: ['run.started', 'run.completed'] });
+    const statusOnly = await subscriberFor('lifecycle');
+    const lifecycle = (
+      runId: string,
+      event: RunLifecycleEvent,
+      from: RunState,
+      to: RunState,
+    ): RunLifecycleV1 => ({
+      eventId: `run-${runId}-${event}`,
+      tenantId: 'lifecycle',
+      campaignId: 'cmp-lifecycle',
+      runId,
+      event,
+      state: to,
+      previousState: from,
+      counters: {
+        total: 2,
+        pending: 0,
+        sending: 0,
+        sent: 2,
+        delivered: 0,
+        read: 0,
+        failed: 0,
+        unknown: 0,
+        skipped: 0,
+      },
+      occurredAt: new Date().toISOString(),
+    });
+    const values = ['71', '72'].flatMap((runId) => [
+      lifecycle(runId, RunLifecycleEvent.Scheduled, RunState.Pending, RunState.Scheduled),
+      lifecycle(runId, RunLifecycleEvent.Started, RunState.Scheduled, RunState.Running),
+      lifecycle(runId, RunLifecycleEvent.Completed, RunState.Running, RunState.Completed),
+    ]);
+    await producer.send({
+      topic: names.topic(Topics.runLifecycle.name),
+      acks: -1,
+      messages: values.map((v) => ({ key: Topics.runLifecycle.keyOf(v), value: JSON.stringify(v) })),
+    });
+    await publishStatuses('lifecycle', 'cmp-lifecycle', ['lifecycle-status-0']);
+    await waitUntil('the completed runs', () => completedOnly.server.accepted.length >= 2);
+    await waitUntil('started and completed', () => startAndEnd.server.accepted.length >= 4);
+    await waitUntil('the status delivery', () => statusOnly.server.accepted.includes('lifecycle-status-0'));
+    // Each run completes once: exactly one run.completed per run, nothing else.
+    expect(completedOnly.server.received.map((r) => r.webhookId)).toEqual([
+      'run-71-completed',
+      'run-72-completed',
+    ]);
+    expect(startAndEnd.server.received.map((r) => r.webhookId)).toEqual([
+      'run-71-started',
+      'run-71-completed',
+      'run-72-started',
+      'run-72-completed',
+    ]);
+    expect(statusOnly.server.received.map((r) => r.webhookId)).toEqual(['lifecycle-status-0']);
+    const body = JSON.parse(completedOnly.server.received[0]?.body ?? '{}') as {
+      type: string;
+      data: RunLifecycleV1;
+    };
+    expect(body).toMatchObject({
+      type: 'run.completed',
+      data: { runId: '71', event: 'completed', state: 'COMPLETED', counters: { sent: 2 } },
+    });
+    const invalid = [completedOnly, startAndEnd, statusOnly].map((s) => s.server.invalidSignatures());
+    expect(invalid).toEqual([0, 0, 0]);
+    const refused = await api<{ error: { fields: { field: string }[] } }>(
+      'POST',
+      '/v1/subscribers',
+      { url: completedOnly.server.url(), eventTypes: ['run.finished'], internal: true },
+      'lifecycle',
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.fields.map((f) => f.field)).toContain('eventTypes');
   });
 
   it('writes a backlog chunk once its attempts are in: answered deliveries leave no row, a hanging neighbour owed and kept', async () => {

@@ -1,4 +1,4 @@
-import { ToInt } from '@ums/platform';
+import { ApiExample, ToInt } from '@ums/platform';
 import { IsIn, IsInt, IsISO8601, IsOptional, Matches, Max, Min } from 'class-validator';
 
 const STATES = ['PENDING', 'DELIVERED', 'RETRYING', 'DEAD_LETTERED', 'MISSED'] as const;
@@ -16,6 +16,7 @@ export class ListDeliveriesDto {
 }
 
 /** POST /v1/subscribers/:id/replay: every delivered or dead-lettered delivery created since then. */
+@ApiExample<ReplaySinceDto>({ since: '2026-11-24T00:00:00Z' })
 export class ReplaySinceDto {
   @IsISO8601({ strict: true }, { message: 'since must be an ISO 8601 time' }) since!: string;
 }

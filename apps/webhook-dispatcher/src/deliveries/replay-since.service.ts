@@ -8,13 +8,18 @@ import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesRepository, type NewDelivery } from './deliveries.repository';
 import type { DeliveryJob } from './delivery.record';
 import { WEBHOOK_REPLAY_READ_TIMEOUT_MS } from './delivery-tuning.constants';
-import { inboundWebhookEvent, statusWebhookEvent, type WebhookEvent } from './webhook-event';
+import {
+  inboundWebhookEvent,
+  lifecycleWebhookEvent,
+  statusWebhookEvent,
+  type WebhookEvent,
+} from './webhook-event';
 
 /** Events per statement, as the fan-out writes them. */
 const REQUEUE_SLICE = 500;
 
 /**
- * A replay by time: every status and inbound event since a time that the subscriber's filter takes,
+ * A replay by time: every status, inbound and run lifecycle event since a time that the subscriber's filter takes,
  * read from the topics (which keep them 7 days) rather than from delivery rows, which exist only for
  * deliveries that were not settled at their first attempt. Each event becomes a PENDING delivery (a
  * new row, or its delivered or dead-lettered row again) handed to `publish` a batch at a time; rows
@@ -65,6 +70,11 @@ export class ReplaySinceService {
         ...read,
         topic: Topics.inboundMessages,
         onBatch: (records) => requeue(records.map(inboundWebhookEvent)),
+      });
+      await this.reader.read({
+        ...read,
+        topic: Topics.runLifecycle,
+        onBatch: (records) => requeue(records.map(lifecycleWebhookEvent)),
       });
     });
     return replayed;

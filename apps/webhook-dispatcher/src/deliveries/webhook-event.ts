@@ -1,5 +1,5 @@
-import type { InboundMessageV1, MessageStatusV1 } from '@ums/contracts';
-import type { WebhookEventFacts } from '@ums/domain';
+import type { InboundMessageV1, MessageStatusV1, RunLifecycleV1 } from '@ums/contracts';
+import { runWebhookEventType, type WebhookEventFacts } from '@ums/domain';
 import type { RangeRecord } from '@ums/platform';
 
 /** One consumed event, with the exact body subscribers get. */
@@ -26,6 +26,17 @@ export function inboundWebhookEvent(m: RangeRecord<InboundMessageV1>): WebhookEv
     eventId: m.value.eventId,
     facts: { tenantId: m.value.tenantId, eventType: 'message.inbound' },
     payload: JSON.stringify({ type: 'message.inbound', timestamp: m.value.occurredAt, data: m.value }),
+    source: { topic: m.topic, partition: m.partition, offset: m.offset },
+  };
+}
+
+/** A run lifecycle event as subscribers get it: type `run.<event>` (run.started, run.completed, ...). */
+export function lifecycleWebhookEvent(m: RangeRecord<RunLifecycleV1>): WebhookEvent {
+  const type = runWebhookEventType(m.value.event);
+  return {
+    eventId: m.value.eventId,
+    facts: { tenantId: m.value.tenantId, eventType: type, campaignId: m.value.campaignId },
+    payload: JSON.stringify({ type, timestamp: m.value.occurredAt, data: m.value }),
     source: { topic: m.topic, partition: m.partition, offset: m.offset },
   };
 }

@@ -1,5 +1,5 @@
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_MAX_EVENTS_PER_REQUEST } from '@ums/domain';
-import { ToInt } from '@ums/platform';
+import { ApiExample, JsonSchemaRule, ToInt } from '@ums/platform';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -23,6 +23,11 @@ const EVENT_TYPE_REASON = `eventTypes must each be one of ${WEBHOOK_EVENT_TYPES.
  * POST /v1/subscribers, for the caller's tenant (its key's, or the operator's X-Ums-Tenant). URL rules
  * (https and a public address for public ones) are checked by the service.
  */
+@ApiExample<CreateSubscriberDto>({
+  url: 'https://hooks.example.com/ums',
+  eventTypes: ['message.status', 'run.completed'],
+  maxEventsPerRequest: 1,
+})
 export class CreateSubscriberDto {
   @IsString() @Length(1, 2048) url!: string;
 
@@ -33,7 +38,7 @@ export class CreateSubscriberDto {
   @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: EVENT_TYPE_REASON })
   eventTypes!: string[];
 
-  /** Only this campaign's status events. */
+  /** Only this campaign's status and run lifecycle events. */
   @IsOptional() @IsString() @Length(1, 64) campaignId?: string;
 
   /** An internal subscriber (our CRM, bots): allowed only where WEBHOOK_INTERNAL_SUBSCRIBERS_ALLOWED is on. */
@@ -44,6 +49,8 @@ export class CreateSubscriberDto {
 }
 
 /** PATCH /v1/subscribers/:id; `campaignId: null` removes the campaign filter. */
+@JsonSchemaRule({ fields: ['campaignId'], nullable: ['campaignId'] })
+@ApiExample<UpdateSubscriberDto>({ eventTypes: ['message.status', 'message.inbound'], campaignId: null })
 export class UpdateSubscriberDto {
   @IsOptional() @IsString() @Length(1, 2048) url?: string;
 

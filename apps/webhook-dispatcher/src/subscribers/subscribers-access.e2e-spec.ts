@@ -1,5 +1,6 @@
+import { DispatcherApiClient, UmsApiError } from '@ums/client';
 import { AuthErrorCode, Scope } from '@ums/contracts';
-import { DispatcherFixture } from '../deliveries/test/dispatcher-fixture';
+import { type ApiCaller, DispatcherFixture } from '../deliveries/test/dispatcher-fixture';
 
 jest.setTimeout(180_000);
 
@@ -7,10 +8,20 @@ interface ErrorBody {
   readonly error: { readonly code: string; readonly message: string; readonly fields?: unknown[] };
 }
 
-interface SubscriberBody {
-  readonly id: string;
-  readonly tenantId: string;
-  readonly url: string;
+/** A call of the API through its typed client. */
+type Call = (client: DispatcherApiClient) => Promise<unknown>;
+
+/** What a call came to: `ok` (a 2xx, its body as the document gives it), or the refusal's status and error. */
+async function outcome(
+  call: Promise<unknown>,
+): Promise<'ok' | { status: number; code: string; message: string }> {
+  try {
+    await call;
+    return 'ok';
+  } catch (error: unknown) {
+    if (!(error instanceof UmsApiError)) throw error;
+    return { status: error.status, code: error.code, message: error.message };
+  }
 }
 
 /**
@@ -58,17 +69,21 @@ describe('webhook-dispatcher API: keys, scopes and tenants (real processes)', ()
     await fixture?.stop();
   });
 
-  /** Every by-id route of the API, on subscriber `id` (and delivery `deliveryId`). */
-  const byIdRoutes = (id: string, deliveryId: string): [string, string, unknown?][] => [
-    ['GET', `/v1/subscribers/${id}`],
-    ['PATCH', `/v1/subscribers/${id}`, { eventTypes: ['message.status', 'message.inbound'] }],
-    ['POST', `/v1/subscribers/${id}/rotate-secret`],
-    ['POST', `/v1/subscribers/${id}/resurrect`],
-    ['GET', `/v1/subscribers/${id}/deliveries`],
-    ['POST', `/v1/subscribers/${id}/deliveries/${deliveryId}/replay`],
-    ['POST', `/v1/subscribers/${id}/replay`, { since: '2020-01-01T00:00:00Z' }],
-    ['DELETE', `/v1/subscribers/${id}`],
+  /** Every by-id operation of the API, on subscriber `id` (and delivery `deliveryId`), by operationId. */
+  const byIdCalls = (id: string, deliveryId: string): [string, Call][] => [
+    ['Subscribers_get', (c) => c.subscribers.get(id)],
+    [
+      'Subscribers_update',
+      (c) => c.subscribers.update(id, { eventTypes: ['message.status', 'message.inbound'] }),
+    ],
+    ['Subscribers_rotateSecret', (c) => c.subscribers.rotateSecret(id)],
+    ['Deliveries_resurrect', (c) => c.deliveries.resurrect(id)],
+    ['Deliveries_list', (c) => c.deliveries.list(id)],
+    ['Deliveries_replayOne', (c) => c.deliveries.replayOne(id, deliveryId)],
+    ['Deliveries_replaySince', (c) => c.deliveries.replaySince(id, { since: '2020-01-01T00:00:00Z' })],
+    ['Subscribers_delete', (c) => c.subscribers.delete(id)],
   ];
+  const as = (caller: ApiCaller): DispatcherApiClient => fixture.client(caller);
 
   const snapshot = async (): Promise<unknown[]> => [
     await fixture.ds.query('SELECT * FROM subscribers ORDER BY id'),
@@ -78,21 +93,25 @@ describe('webhook-dispatcher API: keys, scopes and tenants (real processes)', ()
   it("answers tenant B's key 404 on every route of tenant A's subscriber, exactly as for a missing one, and changes nothing", async () => {
     const before = await snapshot();
     const missing = 'sub_01JDMISSING0000000000000000';
+    const absentCalls = new Map(byIdCalls(missing, deliveryA));
     let crossTenant = 0;
-    for (const [method, path, body] of byIdRoutes(subscriberA, deliveryA)) {
-      const foreign = await fixture.api<ErrorBody>(method, path, body, { key: keyB });
-      const absent = await fixture.api<ErrorBody>(method, path.replace(subscriberA, missing), body, {
-        key: keyB,
-      });
-      if (foreign.status !== 404) crossTenant++;
-      expect([method, path, foreign.status]).toEqual([method, path, 404]);
-      expect(foreign.body).toEqual({
-        error: { ...absent.body.error, message: absent.body.error.message.replace(missing, subscriberA) },
-      });
-      expect(foreign.body.error.code).toBe('SUBSCRIBER_NOT_FOUND');
+    for (const [operation, call] of byIdCalls(subscriberA, deliveryA)) {
+      const foreign = await outcome(call(as({ key: keyB })));
+      const absent = await outcome((absentCalls.get(operation) as Call)(as({ key: keyB })));
+      if (foreign === 'ok' || foreign.status !== 404) crossTenant++;
+      expect([operation, foreign]).toEqual([
+        operation,
+        absent === 'ok'
+          ? 'absent answered'
+          : { ...absent, message: absent.message.replace(missing, subscriberA) },
+      ]);
+      expect([operation, foreign]).toEqual([
+        operation,
+        expect.objectContaining({ code: 'SUBSCRIBER_NOT_FOUND' }),
+      ]);
       // An operator acting for tenant B is held to it as well.
-      const operatorForB = await fixture.api<ErrorBody>(method, path, body, { tenant: 'tenant-b' });
-      expect([method, path, operatorForB.status]).toEqual([method, path, 404]);
+      const operatorForB = await outcome(call(as({ tenant: 'tenant-b' })));
+      expect([operation, operatorForB]).toEqual([operation, expect.objectContaining({ status: 404 })]);
     }
     expect(crossTenant).toBe(0);
     expect(await snapshot()).toEqual(before);
@@ -101,10 +120,8 @@ describe('webhook-dispatcher API: keys, scopes and tenants (real processes)', ()
   });
 
   it("lists only the caller's tenant (the operator: every tenant, or the one it names)", async () => {
-    const ids = async (caller: { key?: string; tenant?: string }): Promise<string[]> =>
-      (await fixture.api<{ items: SubscriberBody[] }>('GET', '/v1/subscribers', undefined, caller)).body.items
-        .map((s) => s.id)
-        .sort();
+    const ids = async (caller: ApiCaller): Promise<string[]> =>
+      (await as(caller).subscribers.list()).items.map((s) => s.id).sort();
     expect(await ids({ key: keyA })).toEqual([subscriberA]);
     expect(await ids({ key: keyB })).toEqual([subscriberB]);
     expect(await ids({ key: readOnlyA })).toEqual([subscriberA]);
@@ -114,38 +131,30 @@ describe('webhook-dispatcher API: keys, scopes and tenants (real processes)', ()
   });
 
   it('takes the tenant from the key, never from the body or query, and needs a tenant for the operator to create', async () => {
-    const created = await fixture.api<SubscriberBody>(
-      'POST',
-      '/v1/subscribers',
-      { url: 'https://93.184.215.14/a', eventTypes: ['message.status'] },
-      { key: keyA },
-    );
-    expect(created.status).toBe(201);
-    expect(created.body.tenantId).toBe('tenant-a');
+    const tenantA = as({ key: keyA });
+    const created = await tenantA.subscribers.create({
+      url: 'https://93.184.215.14/a',
+      eventTypes: ['message.status'],
+    });
+    expect(created.tenantId).toBe('tenant-a');
     // Internal subscribers (private addresses) are the operator's to create and to repoint.
-    const internal = await fixture.api<ErrorBody>(
-      'POST',
-      '/v1/subscribers',
-      { url: 'http://127.0.0.1:9/a', eventTypes: ['message.status'], internal: true },
-      { key: keyA },
+    const internal = await outcome(
+      tenantA.subscribers.create({
+        url: 'http://127.0.0.1:9/a',
+        eventTypes: ['message.status'],
+        internal: true,
+      }),
     );
-    expect(internal.status).toBe(403);
-    expect(internal.body.error.code).toBe('SUBSCRIBER_INTERNAL_OPERATOR_ONLY');
-    const repointed = await fixture.api<ErrorBody>(
-      'PATCH',
-      `/v1/subscribers/${subscriberA}`,
-      { url: 'http://10.0.0.1:9/elsewhere' },
-      { key: keyA },
+    expect(internal).toMatchObject({ status: 403, code: 'SUBSCRIBER_INTERNAL_OPERATOR_ONLY' });
+    const repointed = await outcome(
+      tenantA.subscribers.update(subscriberA, { url: 'http://10.0.0.1:9/elsewhere' }),
     );
-    expect(repointed.status).toBe(403);
-    expect(repointed.body.error.code).toBe('SUBSCRIBER_INTERNAL_OPERATOR_ONLY');
-    const madeInternal = await fixture.api<ErrorBody>(
-      'PATCH',
-      `/v1/subscribers/${created.body.id}`,
-      { url: 'http://127.0.0.1:9/a', internal: true },
-      { key: keyA },
+    expect(repointed).toMatchObject({ status: 403, code: 'SUBSCRIBER_INTERNAL_OPERATOR_ONLY' });
+    const madeInternal = await outcome(
+      tenantA.subscribers.update(created.id, { url: 'http://127.0.0.1:9/a', internal: true }),
     );
-    expect(madeInternal.status).toBe(403);
+    expect(madeInternal).toMatchObject({ status: 403 });
+    // What the typed client cannot send (a tenant in the body or the query), sent as JSON by hand.
     const named = await fixture.api<ErrorBody>(
       'POST',
       '/v1/subscribers',
@@ -158,64 +167,67 @@ describe('webhook-dispatcher API: keys, scopes and tenants (real processes)', ()
       key: keyA,
     });
     expect(queried.status).toBe(400);
-    const noTenant = await fixture.api<ErrorBody>('POST', '/v1/subscribers', {
-      url: 'http://127.0.0.1:9/c',
-      eventTypes: ['message.status'],
-      internal: true,
-    });
-    expect(noTenant.status).toBe(400);
-    expect(noTenant.body.error.code).toBe('TENANT_REQUIRED');
+    const noTenant = await outcome(
+      as({}).subscribers.create({
+        url: 'http://127.0.0.1:9/c',
+        eventTypes: ['message.status'],
+        internal: true,
+      }),
+    );
+    expect(noTenant).toMatchObject({ status: 400, code: 'TENANT_REQUIRED' });
     // A tenant's key may not act for another tenant with the operator's header.
-    const header = await fixture.api<ErrorBody>('GET', `/v1/subscribers/${subscriberB}`, undefined, {
-      key: keyA,
-      tenant: 'tenant-b',
-    });
-    expect(header.status).toBe(403);
-    expect(header.body.error.code).toBe(AuthErrorCode.TenantHeaderForbidden);
-    expect(
-      (await fixture.api('DELETE', `/v1/subscribers/${created.body.id}`, undefined, { key: keyA })).status,
-    ).toBe(204);
+    const header = await outcome(as({ key: keyA, tenant: 'tenant-b' }).subscribers.get(subscriberB));
+    expect(header).toMatchObject({ status: 403, code: AuthErrorCode.TenantHeaderForbidden });
+    await expect(tenantA.subscribers.delete(created.id)).resolves.toBeUndefined();
   });
 
   it('needs a key (401) and the scope of the route (403): subscribers:read to read, subscribers:write to change', async () => {
     const before = await snapshot();
-    for (const [method, path, body] of byIdRoutes(subscriberA, deliveryA)) {
-      const response = await fetch(`${fixture.dispatcher.url}${path}`, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      expect([method, path, response.status]).toEqual([method, path, 401]);
-      const readOnly = await fixture.api<ErrorBody>(method, path, body, { key: readOnlyA });
-      const expected = method === 'GET' ? 200 : 403;
-      expect([method, path, readOnly.status]).toEqual([method, path, expected]);
-      if (expected === 403) expect(readOnly.body.error.code).toBe(AuthErrorCode.ScopeMissing);
+    const anonymous = new DispatcherApiClient({ baseUrl: fixture.dispatcher.url });
+    const reads = new Set(['Subscribers_get', 'Deliveries_list']);
+    for (const [operation, call] of byIdCalls(subscriberA, deliveryA)) {
+      expect([operation, await outcome(call(anonymous))]).toEqual([
+        operation,
+        expect.objectContaining({ status: 401, code: AuthErrorCode.Missing }),
+      ]);
+      const readOnly = await outcome(call(as({ key: readOnlyA })));
+      expect([operation, readOnly]).toEqual([
+        operation,
+        reads.has(operation)
+          ? 'ok'
+          : expect.objectContaining({ status: 403, code: AuthErrorCode.ScopeMissing }),
+      ]);
     }
-    const create = await fixture.api<ErrorBody>(
-      'POST',
-      '/v1/subscribers',
-      { url: 'http://127.0.0.1:9/r', eventTypes: ['message.status'], internal: true },
-      { key: readOnlyA },
+    const create = await outcome(
+      as({ key: readOnlyA }).subscribers.create({
+        url: 'http://127.0.0.1:9/r',
+        eventTypes: ['message.status'],
+        internal: true,
+      }),
     );
-    expect(create.status).toBe(403);
+    expect(create).toMatchObject({ status: 403, code: AuthErrorCode.ScopeMissing });
     expect(await snapshot()).toEqual(before);
   });
 
   it("lets tenant A's own key do all of it", async () => {
-    const [get, patch, rotate, resurrect, list, replayOne, replay, remove] = byIdRoutes(
-      subscriberA,
-      deliveryA,
-    );
-    const call = async (route: [string, string, unknown?] | undefined): Promise<number> =>
-      route === undefined ? 0 : (await fixture.api(route[0], route[1], route[2], { key: keyA })).status;
-    expect(await call(get)).toBe(200);
-    expect(await call(patch)).toBe(200);
-    expect(await call(rotate)).toBe(200);
-    expect(await call(resurrect)).toBe(409); // ALIVE: nothing to resurrect
-    expect(await call(list)).toBe(200);
-    expect(await call(replayOne)).toBe(202);
-    expect(await call(replay)).toBe(202);
-    expect(await call(remove)).toBe(204);
-    expect(await call(get)).toBe(404);
+    const api = as({ key: keyA });
+    expect(await api.subscribers.get(subscriberA)).toMatchObject({ id: subscriberA, tenantId: 'tenant-a' });
+    const patched = await api.subscribers.update(subscriberA, {
+      eventTypes: ['message.status', 'message.inbound'],
+    });
+    expect(patched.eventTypes).toEqual(['message.status', 'message.inbound']);
+    expect((await api.subscribers.rotateSecret(subscriberA)).secret).toMatch(/^whsec_/);
+    // ALIVE: nothing to resurrect.
+    expect(await outcome(api.deliveries.resurrect(subscriberA))).toMatchObject({ status: 409 });
+    expect((await api.deliveries.list(subscriberA)).items.map((d) => d.id)).toContain(deliveryA);
+    expect(await api.deliveries.replayOne(subscriberA, deliveryA)).toMatchObject({ id: deliveryA });
+    expect(await api.deliveries.replaySince(subscriberA, { since: '2020-01-01T00:00:00Z' })).toEqual({
+      replayed: expect.any(Number) as number,
+    });
+    await expect(api.subscribers.delete(subscriberA)).resolves.toBeUndefined();
+    expect(await outcome(api.subscribers.get(subscriberA))).toMatchObject({
+      status: 404,
+      code: 'SUBSCRIBER_NOT_FOUND',
+    });
   });
 });

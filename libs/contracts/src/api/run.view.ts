@@ -48,3 +48,23 @@ export interface RunActionResult {
   /** Messages put back to PENDING (retry-failed, resend-unknown). */
   readonly requeued?: number;
 }
+
+/** One state change of a run, as `GET /v1/campaigns/:id/runs/:runId/events` lists it (oldest first). */
+export interface RunEventView {
+  /** Increasing with each event of the run: `?after=` takes the last one seen. */
+  readonly id: string;
+  /** The lifecycle event's id on `ums.campaign.lifecycle.v1` (and subscribers' `webhook-id`). */
+  readonly eventId: string;
+  /** A RunLifecycleEvent: scheduled, started, paused, resumed, stopped, completed, failed or retried. */
+  readonly event: string;
+  readonly state: RunState;
+  readonly previousState: RunState;
+  readonly reason: string | null;
+  readonly counters: RunCounters;
+  readonly occurredAt: string;
+}
+
+/** GET /v1/campaigns/:id/runs/:runId/events. */
+export interface RunEventList {
+  readonly items: readonly RunEventView[];
+}

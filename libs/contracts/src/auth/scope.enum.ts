@@ -8,6 +8,10 @@ export enum Scope {
   CredentialsRead = 'credentials:read',
   CredentialsWrite = 'credentials:write',
   MessagesRead = 'messages:read',
+  /** Send one message or start a bulk send over HTTP (`POST /v1/messages`, `POST /v1/sends`). */
+  MessagesSend = 'messages:send',
+  OptOutsRead = 'opt-outs:read',
+  OptOutsWrite = 'opt-outs:write',
   SubscribersRead = 'subscribers:read',
   SubscribersWrite = 'subscribers:write',
   DeadLettersAdmin = 'dead-letters:admin',

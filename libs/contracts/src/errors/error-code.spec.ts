@@ -8,7 +8,9 @@ import * as deadLetter from './dead-letter-error-code.enum';
 import { describeFailure } from './describe-failure';
 import { ERROR_CODE_AREAS, isErrorCode } from './error-code';
 import * as http from './http-error-code.enum';
+import * as idempotency from './idempotency-error-code.enum';
 import * as handling from './message-handling-error-code.enum';
+import * as optOut from './opt-out-error-code.enum';
 import * as rateLimit from './rate-limit-error-code.enum';
 import * as run from './run-error-code.enum';
 import * as sendOutcome from './send-outcome-code.enum';
@@ -26,7 +28,9 @@ const ENUMS: ReadonlyMap<string, object> = new Map(
     credential,
     deadLetter,
     http,
+    idempotency,
     handling,
+    optOut,
     rateLimit,
     run,
     sendOutcome,

@@ -6,7 +6,9 @@ import { CampaignErrorCode } from './campaign-error-code.enum';
 import { CredentialErrorCode } from './credential-error-code.enum';
 import { DeadLetterErrorCode } from './dead-letter-error-code.enum';
 import { HttpErrorCode } from './http-error-code.enum';
+import { IdempotencyErrorCode } from './idempotency-error-code.enum';
 import { DecodeErrorCode, MessageHandlingErrorCode } from './message-handling-error-code.enum';
+import { OptOutErrorCode } from './opt-out-error-code.enum';
 import { RateLimitErrorCode } from './rate-limit-error-code.enum';
 import { MessageErrorCode, RunErrorCode } from './run-error-code.enum';
 import { SendOutcomeCode } from './send-outcome-code.enum';
@@ -29,6 +31,8 @@ export type ErrorCode =
   | MessageErrorCode
   | CredentialErrorCode
   | ApiKeyErrorCode
+  | OptOutErrorCode
+  | IdempotencyErrorCode
   | DeadLetterErrorCode
   | SubscriberErrorCode
   | DeliveryErrorCode
@@ -68,6 +72,13 @@ export const ERROR_CODE_AREAS: readonly ErrorCodeArea[] = [
   { area: 'Messages', name: 'MessageErrorCode', codes: MessageErrorCode, prefix: 'MESSAGE_' },
   { area: 'Credentials', name: 'CredentialErrorCode', codes: CredentialErrorCode, prefix: 'CREDENTIAL_' },
   { area: 'API keys', name: 'ApiKeyErrorCode', codes: ApiKeyErrorCode, prefix: 'API_KEY_' },
+  { area: 'Opt-outs', name: 'OptOutErrorCode', codes: OptOutErrorCode, prefix: 'OPT_OUT_' },
+  {
+    area: 'Idempotency keys',
+    name: 'IdempotencyErrorCode',
+    codes: IdempotencyErrorCode,
+    prefix: 'IDEMPOTENCY_',
+  },
   { area: 'Dead letters (API)', name: 'DeadLetterErrorCode', codes: DeadLetterErrorCode },
   { area: 'Subscribers', name: 'SubscriberErrorCode', codes: SubscriberErrorCode, prefix: 'SUBSCRIBER_' },
   { area: 'Webhook deliveries', name: 'DeliveryErrorCode', codes: DeliveryErrorCode },

@@ -45,8 +45,17 @@ export class InboundMessageV1 {
   @Length(1, 256)
   providerMessageId!: string;
 
+  /** True when the text is an opt-out keyword (STOP, UNSUBSCRIBE, ...): the address is now opted out. */
   @IsBoolean()
   optOut!: boolean;
+
+  /**
+   * True when the text is an opt-in keyword (START, UNSTOP; on Twilio SMS also YES): any opt-out of the
+   * address on this channel is lifted. Absent on events published before the field existed: read it as false.
+   */
+  @IsOptional()
+  @IsBoolean()
+  optIn?: boolean;
 
   @IsISO8601({ strict: true })
   occurredAt!: string;

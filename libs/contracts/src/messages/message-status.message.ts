@@ -26,7 +26,11 @@ export class MessageStatusV1 {
   @Length(1, 64)
   tenantId!: string;
 
-  /** Campaign id, or the request id of a single send. */
+  /**
+   * The campaign id; for a single send, `snd_` and the first 40 characters of the unpadded base64url
+   * SHA-256 of `<tenantId>\u0000<requestId>` (also its partition key), so a producer can find the
+   * events of its request.
+   */
   @IsString()
   @Length(1, 64)
   campaignId!: string;

@@ -35,15 +35,17 @@ export interface MysqlAccount {
 const DML: readonly MysqlPrivilege[] = ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
 
 export const MYSQL_SERVICE_GRANTS: Readonly<Record<MysqlServiceUser, MysqlAccount>> = {
-  // API keys, audit trail, campaigns, audiences, runs, messages, dead letters (deletes after replay).
+  // API keys, audit trail, campaigns, audiences, runs, messages, opt-outs, dead letters (deletes after replay),
+  // idempotency keys (deletes released and expired ones).
   ums_scheduler: { service: 'campaign-scheduler', grants: [{ privileges: DML }] },
   // Reads audiences and campaigns, writes runs and messages; never deletes.
   ums_expander: { service: 'batch-expander', grants: [{ privileges: ['SELECT', 'INSERT', 'UPDATE'] }] },
-  // Claims, statuses, counters; deletes folded counter deltas, processed events and finished batches.
+  // Claims, statuses, counters, opt-outs; deletes folded counter deltas, processed events, finished batches and
+  // opt-outs lifted by an opt-in keyword.
   ums_sender: { service: 'notification-sender', grants: [{ privileges: DML }] },
   // Reads credentials to verify callbacks; writes nothing (it publishes to Kafka).
   ums_ingest: { service: 'webhook-ingest', grants: [{ privileges: ['SELECT'] }] },
-  // Subscribers and deliveries (retention deletes), API keys and the audit trail.
+  // Subscribers and deliveries (retention deletes), API keys, the audit trail and idempotency keys.
   ums_dispatcher: { service: 'webhook-dispatcher', grants: [{ privileges: DML }] },
   // DDL for the migrations (foreign keys need REFERENCES); DML for data migrations and its bookkeeping.
   ums_migrator: {

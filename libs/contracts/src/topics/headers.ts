@@ -27,3 +27,26 @@ export interface RetryForward {
   readonly originTopic: string;
   readonly lastError: string;
 }
+
+/**
+ * CloudEvents 1.0 attributes as Kafka headers (Kafka protocol binding, binary content mode), set on
+ * every record of a topic whose definition has `cloudEvent`. The record value is the event data, as
+ * JSON; `content-type` says so.
+ */
+export const CloudEventHeaders = {
+  id: 'ce_id',
+  type: 'ce_type',
+  source: 'ce_source',
+  time: 'ce_time',
+  specversion: 'ce_specversion',
+  subject: 'ce_subject',
+  contentType: 'content-type',
+} as const;
+
+export const CLOUDEVENTS_SPEC_VERSION = '1.0';
+export const CLOUDEVENTS_CONTENT_TYPE = 'application/json';
+
+/** `ce_source` of a record: the producing service, as a URI reference. */
+export function cloudEventSource(service: string): string {
+  return `/ums/${service}`;
+}

@@ -15,8 +15,9 @@ export const ConsumerGroups = {
   senderStatus: 'notification-sender.status',
   dispatcherStatus: 'webhook-dispatcher.status',
   dispatcherInbound: 'webhook-dispatcher.inbound',
+  dispatcherLifecycle: 'webhook-dispatcher.lifecycle',
   dispatcherDeliveries: 'webhook-dispatcher.deliveries',
-  /** Replays by time: reads the status and inbound topics from a time, one replay at a time. */
+  /** Replays by time: reads the status, inbound and lifecycle topics from a time, one replay at a time. */
   dispatcherReplay: 'webhook-dispatcher.replay',
 } as const;
 
@@ -63,6 +64,7 @@ export const ServiceKafkaContracts: Readonly<Record<KafkaService, ServiceKafkaCo
       { groupId: ConsumerGroups.schedulerDeadLetters, topic: Topics.deadLetters },
     ],
     // Dead-letter replay publishes a message back to the topic it came from: any topic but the DLQ.
+    // Run lifecycle events are relayed from the run_events outbox (the expander's transitions too).
     produces: AllTopics.filter((t) => t !== Topics.deadLetters),
   },
   'batch-expander': {
@@ -90,6 +92,7 @@ export const ServiceKafkaContracts: Readonly<Record<KafkaService, ServiceKafkaCo
     consumers: [
       { groupId: ConsumerGroups.dispatcherStatus, topic: Topics.messageStatus },
       { groupId: ConsumerGroups.dispatcherInbound, topic: Topics.inboundMessages },
+      { groupId: ConsumerGroups.dispatcherLifecycle, topic: Topics.runLifecycle },
       {
         groupId: ConsumerGroups.dispatcherDeliveries,
         topic: Topics.webhookDeliveries,
@@ -98,7 +101,10 @@ export const ServiceKafkaContracts: Readonly<Record<KafkaService, ServiceKafkaCo
     ],
     produces: [Topics.webhookDeliveries, ...WebhookRetryTiers, Topics.subscriberAlerts, Topics.deadLetters],
     rangeReads: [
-      { groupId: ConsumerGroups.dispatcherReplay, topics: [Topics.messageStatus, Topics.inboundMessages] },
+      {
+        groupId: ConsumerGroups.dispatcherReplay,
+        topics: [Topics.messageStatus, Topics.inboundMessages, Topics.runLifecycle],
+      },
     ],
   },
 };

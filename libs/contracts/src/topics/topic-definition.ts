@@ -16,6 +16,23 @@ export interface TopicDefinition<V extends object> {
   readonly description: string;
   /** Set on delay-tier topics: how long a message waits there before it is retried. */
   readonly delayMs?: number;
+  /**
+   * Set on topics whose records carry CloudEvents headers (Kafka protocol binding, binary mode):
+   * `ce_type` is this type, `ce_source` the producing service's source. See CloudEventHeaders.
+   */
+  readonly cloudEvent?: TopicCloudEvent;
+}
+
+/** What a topic's records say in their CloudEvents headers. */
+export interface TopicCloudEvent {
+  /** `ce_type`: reverse-DNS, versioned with the topic, e.g. `io.ums.message.status.v1`. */
+  readonly type: string;
+  /** The value field whose string is `ce_id` (unique per event). */
+  readonly idField: string;
+  /** The value field whose string is `ce_subject`, when there is one (e.g. the message id). */
+  readonly subjectField?: string;
+  /** The value field saying when the event happened (`ce_time`); without one, the time of publishing. */
+  readonly timeField?: string;
 }
 
 /** The value type a topic carries. */

@@ -3,6 +3,7 @@ import { InboundMessageV1 } from '../messages/inbound-message.message';
 import { MessageBatchV1 } from '../messages/message-batch.message';
 import { MessageStatusV1 } from '../messages/message-status.message';
 import { ProviderEventV1 } from '../messages/provider-event.message';
+import { RunLifecycleV1 } from '../messages/run-lifecycle.message';
 import { RunRequestedV1 } from '../messages/run-requested.message';
 import { SendRequestV1 } from '../messages/send-request.message';
 import { SubscriberAlertV1 } from '../messages/subscriber-alert.message';
@@ -31,6 +32,21 @@ export const Topics = {
     partitions: DEFAULT_PARTITIONS,
     retentionMs: 7 * DAY,
     description: 'A run is due, resumed or retried after a stale checkpoint. Consumed by batch-expander.',
+  }),
+  runLifecycle: defineTopic({
+    name: 'ums.campaign.lifecycle.v1',
+    value: RunLifecycleV1,
+    keyOf: (v) => v.campaignId,
+    partitions: DEFAULT_PARTITIONS,
+    retentionMs: 7 * DAY,
+    description:
+      'A run was scheduled, started, paused, resumed, stopped, completed, failed or retried, with its counters. For downstream services and webhook-dispatcher.',
+    cloudEvent: {
+      type: 'io.ums.campaign.lifecycle.v1',
+      idField: 'eventId',
+      subjectField: 'runId',
+      timeField: 'occurredAt',
+    },
   }),
   batches: defineTopic({
     name: 'ums.send.batches.v1',
@@ -102,6 +118,12 @@ export const Topics = {
     partitions: DEFAULT_PARTITIONS,
     retentionMs: 7 * DAY,
     description: 'Every applied change of a message state. For downstream services and webhook-dispatcher.',
+    cloudEvent: {
+      type: 'io.ums.message.status.v1',
+      idField: 'eventId',
+      subjectField: 'messageId',
+      timeField: 'occurredAt',
+    },
   }),
   inboundMessages: defineTopic({
     name: 'ums.message.inbound.v1',
@@ -110,6 +132,7 @@ export const Topics = {
     partitions: DEFAULT_PARTITIONS,
     retentionMs: 7 * DAY,
     description: 'Replies and new messages from recipients. For downstream services and webhook-dispatcher.',
+    cloudEvent: { type: 'io.ums.message.inbound.v1', idField: 'eventId', timeField: 'occurredAt' },
   }),
   webhookDeliveries: defineTopic({
     name: 'ums.webhook.deliveries.v1',

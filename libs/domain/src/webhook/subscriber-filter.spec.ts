@@ -1,4 +1,10 @@
-import { type SubscriberFilter, subscriberMatches } from './subscriber-filter';
+import { RunLifecycleEvent } from '@ums/contracts';
+import {
+  RUN_WEBHOOK_EVENT_TYPES,
+  type SubscriberFilter,
+  subscriberMatches,
+  WEBHOOK_EVENT_TYPES,
+} from './subscriber-filter';
 
 describe('subscriberMatches', () => {
   const all: SubscriberFilter = {
@@ -33,5 +39,17 @@ describe('subscriberMatches', () => {
       false,
     );
     expect(subscriberMatches(one, { tenantId: 't1', eventType: 'message.inbound' })).toBe(false);
+  });
+
+  it('offers one run.<event> type per lifecycle event, each matched only by subscribers that name it', () => {
+    expect(RUN_WEBHOOK_EVENT_TYPES).toEqual(Object.values(RunLifecycleEvent).map((e) => `run.${e}`));
+    expect(WEBHOOK_EVENT_TYPES).toEqual(['message.status', 'message.inbound', ...RUN_WEBHOOK_EVENT_TYPES]);
+    const completed = { tenantId: 't1', eventType: 'run.completed', campaignId: 'c1' } as const;
+    expect(subscriberMatches(all, completed)).toBe(false);
+    expect(subscriberMatches({ ...all, eventTypes: ['run.completed'] }, completed)).toBe(true);
+    expect(subscriberMatches({ ...all, eventTypes: ['run.started'] }, completed)).toBe(false);
+    expect(subscriberMatches({ ...all, eventTypes: ['run.completed'], campaignId: 'c2' }, completed)).toBe(
+      false,
+    );
   });
 });

@@ -18,6 +18,9 @@ import { ConfigModule } from '../config/config.module';
 import { type EnvSource, processEnv } from '../config/env-source';
 import { HealthModule } from '../health/health.module';
 import { FastRoutes } from '../http/fast-routes.registry';
+import type { OpenApiInfo } from '../http/openapi/openapi-document';
+import { OpenApiModule } from '../http/openapi/openapi.module';
+import { OpenApiPublication } from '../http/openapi/openapi-publication';
 import { KafkaModule } from '../kafka/kafka.module';
 import { KafkaTransportHost } from '../kafka/kafka-transport.connect';
 import { LoggingModule, type RequestLogMode } from '../logging/logging.module';
@@ -42,6 +45,8 @@ export interface PlatformOptions {
   readonly configs?: readonly ConfigClass[];
   /** How request logs are written (see RequestLogMode); `middleware` unless said otherwise. */
   readonly requestLogs?: RequestLogMode;
+  /** The service describes its API: `GET /openapi.json` and the reference page `/docs` (serveOpenApi). */
+  readonly openApi?: OpenApiInfo;
   readonly env?: EnvSource;
 }
 
@@ -71,7 +76,9 @@ export class PlatformModule {
       configs.push(AuthConfig);
       imports.push(AuthModule);
     }
+    if (options.openApi !== undefined) imports.push(OpenApiModule);
     const serviceInfo = { provide: ServiceInfo, useValue: new ServiceInfo(options.service) };
+    const openApi = { provide: OpenApiPublication, useValue: new OpenApiPublication(options.openApi) };
     return {
       module: PlatformModule,
       global: true,
@@ -86,13 +93,14 @@ export class PlatformModule {
       ],
       providers: [
         serviceInfo,
+        openApi,
         FastRoutes,
         RouteAuthCheck,
         KafkaTransportHost,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
       ],
-      exports: [serviceInfo, FastRoutes],
+      exports: [serviceInfo, openApi, FastRoutes],
     };
   }
 }

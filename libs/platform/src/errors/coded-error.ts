@@ -1,7 +1,7 @@
 import { type ErrorCode, HttpErrorCode } from '@ums/contracts';
 
 /**
- * What kind of failure an error is. Edges map it to a status (HTTP 400/404/409/503, or a
+ * What kind of failure an error is. Edges map it to a status (HTTP 400/404/409/422/503, or a
  * dead letter versus a retry for Kafka); domain and service code never speak HTTP.
  */
 export enum ErrorKind {
@@ -10,6 +10,8 @@ export enum ErrorKind {
   Forbidden = 'forbidden',
   NotFound = 'not-found',
   Conflict = 'conflict',
+  /** Well-formed, but not acceptable as it stands (an idempotency key reused with another body). */
+  Unprocessable = 'unprocessable',
   TooLarge = 'too-large',
   Unavailable = 'unavailable',
   Internal = 'internal',
@@ -81,6 +83,11 @@ export class NotFoundError<C extends string = ErrorCode> extends CodedError<C> {
 /** The request is valid but the current state refuses it (a transition not allowed, a duplicate). */
 export class ConflictError<C extends string = ErrorCode> extends CodedError<C> {
   override readonly kind = ErrorKind.Conflict;
+}
+
+/** The request is well-formed but cannot be processed as it is (HTTP 422). */
+export class UnprocessableError<C extends string = ErrorCode> extends CodedError<C> {
+  override readonly kind = ErrorKind.Unprocessable;
 }
 
 export class TooLargeError<C extends string = ErrorCode> extends CodedError<C> {

@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { ErrorResponseFilter } from './error-response.filter';
 import { FastRoutes } from './fast-routes.registry';
 import { applyJsonBodyPolicy } from './json-body';
+import { serveOpenApi } from './openapi/serve-openapi';
 import { TrustedProxies } from './trusted-proxies';
 import { createValidationPipe } from './validation.pipe';
 
@@ -25,6 +26,9 @@ export async function createServiceApp(
   const trustedProxies = TrustedProxies.fromEnv();
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimitBytes ?? 1_048_576,
+    // Path parameters can be addresses (`/v1/opt-outs/email/<address>`): an e-mail is up to 254
+    // characters, more once percent-encoded; Fastify's default of 100 answered 414 to longer ones.
+    maxParamLength: 1024,
     trustProxy: trustedProxies.fastifyRule,
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule, adapter, { bufferLogs: true });
@@ -39,6 +43,7 @@ export async function createServiceApp(
   app.useGlobalPipes(createValidationPipe());
   applyJsonBodyPolicy(app);
   app.useGlobalFilters(new ErrorResponseFilter());
+  await serveOpenApi(app);
   // Fast routes (registered by features while their modules start) are answered before Fastify.
   app.get(FastRoutes).install(app.getHttpServer(), { trustedProxies });
   return app;

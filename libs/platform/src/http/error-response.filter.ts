@@ -20,6 +20,7 @@ const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = {
   [ErrorKind.Forbidden]: 403,
   [ErrorKind.NotFound]: 404,
   [ErrorKind.Conflict]: 409,
+  [ErrorKind.Unprocessable]: 422,
   [ErrorKind.TooLarge]: 413,
   [ErrorKind.Unavailable]: 503,
   [ErrorKind.Internal]: 500,

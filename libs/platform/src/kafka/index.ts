@@ -1,3 +1,4 @@
+export * from './cloud-event-headers';
 export * from './consume-topic.decorator';
 export * from './consumed-message';
 export * from './dead-letter.builder';
@@ -13,6 +14,7 @@ export * from './kafka-event.client';
 export * from './kafka-names';
 export * from './kafka.module';
 export * from './kafka-producer.service';
+export * from './kafka.metrics';
 export * from './kafka-transport.connect';
 export * from './kafka-transport.server';
 export * from './oauth-client-credentials';

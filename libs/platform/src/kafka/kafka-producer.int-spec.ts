@@ -1,6 +1,7 @@
 import type { TopicDefinition } from '@ums/contracts';
 import { testKafka, uniqueTopic } from '@ums/testing';
 import type { Kafka } from 'kafkajs';
+import { ServiceInfo } from '../bootstrap/service-info';
 import { HealthRegistry } from '../health/health-registry';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { ensureTopics } from './kafka-admin.service';
@@ -24,6 +25,7 @@ describe('Kafka producer (real broker)', () => {
       new KafkaMetrics(new MetricsRegistry('producer-test')),
       new HealthRegistry(),
       new KafkaNames(),
+      new ServiceInfo('producer-test'),
     );
     // The client's own instrumentation: one event per produce request sent to the broker.
     const inner = (

@@ -1,8 +1,9 @@
 import type { Kafka, Producer } from 'kafkajs';
 import { isInfrastructureError } from '../errors/infrastructure-error';
+import { ServiceInfo } from '../bootstrap/service-info';
 import { HealthRegistry } from '../health/health-registry';
 import { MetricsRegistry } from '../metrics/metrics-registry';
-import { KafkaProducer, producerStateLost } from './kafka-producer.service';
+import { KafkaProducer, producerStateLost, utf8Bytes } from './kafka-producer.service';
 import { KafkaMetrics } from './kafka.metrics';
 import { KafkaNames } from './kafka-names';
 
@@ -53,6 +54,7 @@ describe('KafkaProducer replaces a producer whose sequence state the broker lost
     new KafkaMetrics(registry),
     new HealthRegistry(),
     new KafkaNames(),
+    new ServiceInfo('producer-spec'),
   );
 
   it('fails the publish as unavailable, then sends through a new, connected producer', async () => {
@@ -87,5 +89,25 @@ describe('KafkaProducer replaces a producer whose sequence state the broker lost
     expect(producerStateLost(protocolError('UNKNOWN_PRODUCER_ID'))).toBe('UNKNOWN_PRODUCER_ID');
     expect(producerStateLost(protocolError('NOT_LEADER_OR_FOLLOWER'))).toBeUndefined();
     expect(producerStateLost('OUT_OF_ORDER_SEQUENCE_NUMBER')).toBeUndefined();
+  });
+});
+
+describe('utf8Bytes', () => {
+  it('counts the bytes of a string in UTF-8 as Buffer.byteLength does', () => {
+    const strings = [
+      '',
+      'ce_id',
+      'msg-42-SENT-DELIVERED',
+      'é',
+      'größe',
+      '€',
+      '日本語',
+      '😀',
+      'a😀b',
+      '\u0000',
+    ];
+    // Lone surrogates are written as three bytes (U+FFFD), a high one at the end too.
+    strings.push('\ud800', 'x\udc00y', 'a\ud83d', '\ud83d\ud83d\ude00');
+    for (const s of strings) expect({ s, bytes: utf8Bytes(s) }).toEqual({ s, bytes: Buffer.byteLength(s) });
   });
 });

@@ -8,5 +8,6 @@ export * from './mysql.module';
 export * from './sql-values';
 export * from './mysql-startup-error';
 export * from './named-lock';
+export * from './run-events';
 export * from './service-grants.check';
 export * from './typed-rows';

@@ -209,6 +209,38 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'request_id',
   ],
   message_provider_ids: ['message_id', 'provider_message_id'],
+  idempotency_keys: [
+    'tenant_id',
+    'route',
+    'idem_key',
+    'request_hash',
+    'state',
+    'claim',
+    'status',
+    'response',
+    'created_at',
+    'expires_at',
+  ],
+  run_events: [
+    'id',
+    'run_id',
+    'campaign_id',
+    'event',
+    'state',
+    'previous_state',
+    'reason',
+    'total',
+    'pending',
+    'sending',
+    'sent',
+    'delivered',
+    'read_count',
+    'failed',
+    'unknown',
+    'skipped',
+    'occurred_at',
+    'published_at',
+  ],
 };
 const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
 
@@ -227,6 +259,8 @@ const ALL_MIGRATION_NAMES = [
   'CredentialsVerifyToken1764830000000',
   'DeadLettersTenant1764840000000',
   'MessagesFixedWidth1764900000000',
+  'IdempotencyKeys1765000000000',
+  'RunEvents1765100000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */
@@ -254,6 +288,8 @@ const EXPECTED_UNIQUE_KEYS: Record<string, string[]> = {
   api_keys: ['PRIMARY(id)'],
   audit_events: ['PRIMARY(id)'],
   message_provider_ids: ['PRIMARY(message_id)'],
+  idempotency_keys: ['PRIMARY(tenant_id,route,idem_key)'],
+  run_events: ['PRIMARY(id)'],
 };
 
 /** Secondary (non-unique) indexes the pollers, cursors and lookups rely on. */
@@ -285,6 +321,8 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
   api_keys: ['idx_api_keys_tenant(tenant_id,id)'],
   audit_events: ['idx_audit_events_tenant(tenant_id,id)'],
   message_provider_ids: ['idx_message_provider_ids_provider(provider_message_id)'],
+  idempotency_keys: ['idx_idempotency_keys_expires(expires_at)'],
+  run_events: ['idx_run_events_unpublished(published_at,id)', 'idx_run_events_run(run_id,id)'],
 };
 
 /** Foreign keys as "table.fk_name". Deliberately none on the bulk-written tables. */
@@ -496,6 +534,8 @@ describe('initial schema migration', () => {
         'chk_subscribers_max_events_per_request',
         'chk_deliveries_state',
         'chk_dead_letters_value_encoding',
+        'chk_idempotency_keys_state',
+        'chk_run_events_event',
       ]),
     );
   });

@@ -14,19 +14,24 @@ export function bearer(key: string): { authorization: string } {
   return { authorization: `Bearer ${key}` };
 }
 
-/** One JSON request to a service under test, as its API clients send it, with `key` as its bearer token. */
+/**
+ * One JSON request to a service under test, as its API clients send it, with `key` as its bearer token
+ * and any other `headers` (an Idempotency-Key, X-Ums-Tenant).
+ */
 export async function jsonCall(
   baseUrl: string,
   method: string,
   path: string,
   body?: unknown,
   key?: string,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<JsonAnswer> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: {
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       ...(key === undefined ? {} : bearer(key)),
+      ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DispatcherApiClient } from '@ums/client';
 import {
   AllTopics,
   Channel,
@@ -105,6 +106,15 @@ export class DispatcherFixture {
   tenantKey(tenant: string, scopes?: readonly Scope[]): Promise<string> {
     if (this.scheduler === undefined) throw new Error('tenantKey needs the fixture started with a scheduler');
     return createTenantKey(this.scheduler.url, tenant, scopes);
+  }
+
+  /** The typed client of the dispatcher's API (`@ums/client`), calling as `caller`. */
+  client(caller: ApiCaller = {}): DispatcherApiClient {
+    return new DispatcherApiClient({
+      baseUrl: this.dispatcher.url,
+      apiKey: caller.key ?? TEST_OPERATOR_KEY,
+      ...(caller.tenant === undefined ? {} : { tenant: caller.tenant }),
+    });
   }
 
   /** One call of the dispatcher's API; the body is parsed JSON (undefined when empty). */

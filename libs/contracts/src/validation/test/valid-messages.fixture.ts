@@ -6,6 +6,8 @@ import { SubscriberAlertKind } from '../../enums/subscriber-alert-kind.enum';
 import { MessageHandlingErrorCode } from '../../errors/message-handling-error-code.enum';
 import { SendLane } from '../../messages/message-batch.message';
 import { ProviderEventKind } from '../../messages/provider-event.message';
+import { RunState } from '../../enums/run-state.enum';
+import { RunLifecycleEvent } from '../../messages/run-lifecycle.message';
 import { RunRequestReason } from '../../messages/run-requested.message';
 import { SendRequestKind } from '../../messages/send-request.message';
 
@@ -140,6 +142,19 @@ export const validMessages: Readonly<Record<string, readonly object[]>> = {
       optOut: false,
       occurredAt: at,
     },
+    {
+      eventId: 'in-2',
+      tenantId: 't1',
+      credentialId: 'cred-1',
+      channel: Channel.Sms,
+      from: '+4915112345678',
+      to: '+15550001',
+      text: 'START',
+      providerMessageId: 'SM2',
+      optOut: false,
+      optIn: true,
+      occurredAt: at,
+    },
   ],
   WebhookDeliveryV1: [
     {
@@ -177,6 +192,51 @@ export const validMessages: Readonly<Record<string, readonly object[]>> = {
       reason: 'HTTP 503',
       attempts: 5,
       failedAt: at,
+    },
+  ],
+  RunLifecycleV1: [
+    {
+      eventId: 'run-42-7',
+      tenantId: 't1',
+      campaignId: 'c1',
+      runId: '42',
+      event: RunLifecycleEvent.Started,
+      state: RunState.Running,
+      previousState: RunState.Scheduled,
+      counters: {
+        total: 10,
+        pending: 10,
+        sending: 0,
+        sent: 0,
+        delivered: 0,
+        read: 0,
+        failed: 0,
+        unknown: 0,
+        skipped: 0,
+      },
+      occurredAt: at,
+    },
+    {
+      eventId: 'run-43-9',
+      tenantId: 't1',
+      campaignId: 'c1',
+      runId: '43',
+      event: RunLifecycleEvent.Failed,
+      state: RunState.Failed,
+      previousState: RunState.Running,
+      counters: {
+        total: 3,
+        pending: 1,
+        sending: 0,
+        sent: 1,
+        delivered: 0,
+        read: 0,
+        failed: 1,
+        unknown: 0,
+        skipped: 0,
+      },
+      reason: 'checkpoint stale since 2026-11-24T09:50:00.000Z after 5 retries',
+      occurredAt: at,
     },
   ],
 };

@@ -11,6 +11,8 @@ import { ApiKeysAndAudit1764800000000 } from './1764800000000-api-keys-and-audit
 import { CredentialsVerifyToken1764830000000 } from './1764830000000-credentials-verify-token.migration';
 import { DeadLettersTenant1764840000000 } from './1764840000000-dead-letters-tenant.migration';
 import { MessagesFixedWidth1764900000000 } from './1764900000000-messages-fixed-width.migration';
+import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys.migration';
+import { RunEvents1765100000000 } from './1765100000000-run-events.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
 export const allMigrations = [
@@ -27,4 +29,6 @@ export const allMigrations = [
   CredentialsVerifyToken1764830000000,
   DeadLettersTenant1764840000000,
   MessagesFixedWidth1764900000000,
+  IdempotencyKeys1765000000000,
+  RunEvents1765100000000,
 ];

@@ -1,0 +1,44 @@
+import type { SchedulerPaths } from './api.types';
+import type { ClientOptions } from './client.options';
+import { HttpTransport } from './http-transport';
+import { ApiKeysClient, AuditClient, CredentialsClient } from './scheduler/access.client';
+import { AudienceClient, CampaignsClient, RunsClient } from './scheduler/campaigns.client';
+import { DeadLettersClient, MessagesClient, OptOutsClient, SendsClient } from './scheduler/messages.client';
+
+/**
+ * The campaign API (campaign-scheduler), one group per tag of docs/openapi/campaign-scheduler.json
+ * and one method per operation (`Campaigns_create` is `campaigns.create`). Methods answer the
+ * documented 2xx body; a refusal throws UmsApiError, no answer UmsNetworkError.
+ */
+export class CampaignApiClient {
+  readonly apiKeys: ApiKeysClient;
+  readonly audit: AuditClient;
+  readonly credentials: CredentialsClient;
+  readonly campaigns: CampaignsClient;
+  readonly runs: RunsClient;
+  readonly audience: AudienceClient;
+  readonly messages: MessagesClient;
+  readonly sends: SendsClient;
+  readonly optOuts: OptOutsClient;
+  readonly deadLetters: DeadLettersClient;
+  /** The typed transport (openapi-fetch on the document's paths), e.g. for `baseUrl`. */
+  readonly transport: HttpTransport<SchedulerPaths>;
+
+  constructor(options: ClientOptions) {
+    const t = new HttpTransport<SchedulerPaths>({
+      ...options,
+      service: options.service ?? 'the campaign API',
+    });
+    this.transport = t;
+    this.apiKeys = new ApiKeysClient(t);
+    this.audit = new AuditClient(t);
+    this.credentials = new CredentialsClient(t);
+    this.campaigns = new CampaignsClient(t);
+    this.runs = new RunsClient(t);
+    this.audience = new AudienceClient(t);
+    this.messages = new MessagesClient(t);
+    this.sends = new SendsClient(t);
+    this.optOuts = new OptOutsClient(t);
+    this.deadLetters = new DeadLettersClient(t);
+  }
+}

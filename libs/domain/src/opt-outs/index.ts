@@ -1,0 +1,1 @@
+export * from './opt-out-row';
