@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { RunCounters, RunEventView, RunLifecycleEvent, RunLifecycleV1, RunState } from '@ums/contracts';
+import type { RunEventView, RunLifecycleEvent, RunLifecycleV1, RunState } from '@ums/contracts';
 import { selectRows, type SqlRunner, writeRows } from '@ums/platform';
 import { DataSource } from 'typeorm';
+import { type RunCounterColumns, runCountersOf } from './run.view';
 
 const EVENT_COLUMNS = `e.id, e.run_id, e.campaign_id, e.event, e.state, e.previous_state, e.reason, e.total,
   e.pending, e.sending, e.sent, e.delivered, e.read_count, e.failed, e.unknown, e.skipped, e.occurred_at`;
 
 /** A `run_events` row as EVENT_COLUMNS selects it: BIGINT columns (the ids and counters) are strings. */
-interface RunEventRow {
+interface RunEventRow extends RunCounterColumns {
   readonly id: string;
   readonly run_id: string;
   readonly campaign_id: string;
@@ -15,15 +16,6 @@ interface RunEventRow {
   readonly state: RunState;
   readonly previous_state: RunState;
   readonly reason: string | null;
-  readonly total: string;
-  readonly pending: string;
-  readonly sending: string;
-  readonly sent: string;
-  readonly delivered: string;
-  readonly read_count: string;
-  readonly failed: string;
-  readonly unknown: string;
-  readonly skipped: string;
   readonly occurred_at: Date;
 }
 
@@ -61,7 +53,7 @@ export class RunEventsRepository {
         event: row.event,
         state: row.state,
         previousState: row.previous_state,
-        counters: countersOf(row),
+        counters: runCountersOf(row),
         ...(row.reason === null ? {} : { reason: row.reason }),
         occurredAt: row.occurred_at.toISOString(),
       },
@@ -87,7 +79,7 @@ export class RunEventsRepository {
       state: row.state,
       previousState: row.previous_state,
       reason: row.reason,
-      counters: countersOf(row),
+      counters: runCountersOf(row),
       occurredAt: row.occurred_at.toISOString(),
     }));
   }
@@ -96,18 +88,4 @@ export class RunEventsRepository {
 /** Stable per transition: the same row published again carries the same id. */
 function eventIdOf(row: RunEventRow): string {
   return `run-${row.run_id}-${row.id}`;
-}
-
-function countersOf(row: RunEventRow): RunCounters {
-  return {
-    total: Number(row.total),
-    pending: Number(row.pending),
-    sending: Number(row.sending),
-    sent: Number(row.sent),
-    delivered: Number(row.delivered),
-    read: Number(row.read_count),
-    failed: Number(row.failed),
-    unknown: Number(row.unknown),
-    skipped: Number(row.skipped),
-  };
 }

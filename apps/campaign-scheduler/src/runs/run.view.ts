@@ -1,4 +1,4 @@
-import { RunState, type RunView } from '@ums/contracts';
+import { type RunCounters, RunState, type RunView } from '@ums/contracts';
 import { isoOrNull as iso } from '@ums/platform';
 
 /** The API's run view is shared with the operator CLI (libs/contracts/src/api). */
@@ -9,7 +9,7 @@ export const RUN_COLUMNS = `id, campaign_id, fire_at, state, lease_epoch, lease_
   total, pending, sending, sent, delivered, read_count, failed, unknown, skipped, created_at, updated_at`;
 
 /** A `runs` row as RUN_COLUMNS selects it: BIGINT columns (the id, cursor and counters) are strings. */
-export interface RunRow {
+export interface RunRow extends RunCounterColumns {
   readonly id: string;
   readonly campaign_id: string;
   readonly fire_at: Date;
@@ -25,15 +25,6 @@ export interface RunRow {
   readonly expanded_at: Date | null;
   readonly started_at: Date | null;
   readonly finished_at: Date | null;
-  readonly total: string;
-  readonly pending: string;
-  readonly sending: string;
-  readonly sent: string;
-  readonly delivered: string;
-  readonly read_count: string;
-  readonly failed: string;
-  readonly unknown: string;
-  readonly skipped: string;
   readonly created_at: Date;
   readonly updated_at: Date;
 }
@@ -57,18 +48,35 @@ export function toRunView(row: RunRow): RunView {
     expandedAt: iso(row.expanded_at),
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
-    counters: {
-      total: Number(row.total),
-      pending: Number(row.pending),
-      sending: Number(row.sending),
-      sent: Number(row.sent),
-      delivered: Number(row.delivered),
-      read: Number(row.read_count),
-      failed: Number(row.failed),
-      unknown: Number(row.unknown),
-      skipped: Number(row.skipped),
-    },
+    counters: runCountersOf(row),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The counter columns of a `runs` row, and of a `run_events` row that copies them (BIGINT: strings). */
+export interface RunCounterColumns {
+  readonly total: string;
+  readonly pending: string;
+  readonly sending: string;
+  readonly sent: string;
+  readonly delivered: string;
+  readonly read_count: string;
+  readonly failed: string;
+  readonly unknown: string;
+  readonly skipped: string;
+}
+
+export function runCountersOf(row: RunCounterColumns): RunCounters {
+  return {
+    total: Number(row.total),
+    pending: Number(row.pending),
+    sending: Number(row.sending),
+    sent: Number(row.sent),
+    delivered: Number(row.delivered),
+    read: Number(row.read_count),
+    failed: Number(row.failed),
+    unknown: Number(row.unknown),
+    skipped: Number(row.skipped),
   };
 }

@@ -170,6 +170,29 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
     );
   }
 
+  /** A signed Twilio incoming message from +4915199999999 to cred_tw, as Twilio posts it; ingest answers 200. */
+  async function postTwilioInbound(sid: string, text: string): Promise<void> {
+    const url = `${ingestUrl}/v1/callbacks/twilio/cred_tw`;
+    const form = new URLSearchParams({
+      AccountSid: `AC${'0'.repeat(32)}`,
+      Body: text,
+      From: '+4915199999999',
+      MessageSid: sid,
+      NumMedia: '0',
+      SmsStatus: 'received',
+      To: '+15017122661',
+    });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilioSignature('tw-auth-token', url, form),
+      },
+      body: form.toString(),
+    });
+    expect(response.status).toBe(200);
+  }
+
   async function postSimulator(events: readonly Record<string, unknown>[]): Promise<number> {
     const body = JSON.stringify({ events });
     const response = await fetch(`${ingestUrl}/v1/callbacks/simulator/cred_sim`, {
@@ -381,30 +404,8 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
   });
 
   it('publishes inbound replies and records STOP as an opt-out for the channel', async () => {
-    const url = `${ingestUrl}/v1/callbacks/twilio/cred_tw`;
-    for (const [sid, text] of [
-      ['SMIN1', 'Hello there'],
-      ['SMIN2', 'stop'],
-    ] as const) {
-      const form = new URLSearchParams({
-        AccountSid: `AC${'0'.repeat(32)}`,
-        Body: text,
-        From: '+4915199999999',
-        MessageSid: sid,
-        NumMedia: '0',
-        SmsStatus: 'received',
-        To: '+15017122661',
-      });
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-twilio-signature': twilioSignature('tw-auth-token', url, form),
-        },
-        body: form.toString(),
-      });
-      expect(response.status).toBe(200);
-    }
+    await postTwilioInbound('SMIN1', 'Hello there');
+    await postTwilioInbound('SMIN2', 'stop');
     await waitUntil('inbound events', () => seen.inbound.length >= 2, { timeoutMs: 30_000 });
     expect(seen.inbound.map((i) => [i.providerMessageId, i.optOut, i.tenantId, i.channel])).toEqual([
       ['SMIN1', false, 'acme', 'sms'],
@@ -420,27 +421,6 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
   });
 
   it('lifts opt-outs on START (and YES on Twilio SMS only), saying so on the inbound event', async () => {
-    const twilio = async (sid: string, text: string): Promise<void> => {
-      const url = `${ingestUrl}/v1/callbacks/twilio/cred_tw`;
-      const form = new URLSearchParams({
-        AccountSid: `AC${'0'.repeat(32)}`,
-        Body: text,
-        From: '+4915199999999',
-        MessageSid: sid,
-        NumMedia: '0',
-        SmsStatus: 'received',
-        To: '+15017122661',
-      });
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-twilio-signature': twilioSignature('tw-auth-token', url, form),
-        },
-        body: form.toString(),
-      });
-      expect(response.status).toBe(200);
-    };
     const whatsapp = async (id: string, text: string): Promise<void> => {
       const body = JSON.stringify({
         object: 'whatsapp_business_account',
@@ -505,7 +485,7 @@ describe('provider callbacks applied end to end (webhook-ingest + notification-s
     expect(await flags('wamid.OPT3')).toEqual([false, true]);
     expect(await optOuts()).toEqual(['sms +4915199999999']);
     // On Twilio SMS, YES is one of Twilio's own opt-in keywords.
-    await twilio('SMIN3', 'YES');
+    await postTwilioInbound('SMIN3', 'YES');
     expect(await flags('SMIN3')).toEqual([false, true]);
     expect(await optOuts()).toEqual([]);
   });
