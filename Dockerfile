@@ -1,14 +1,15 @@
 # syntax=docker/dockerfile:1
 #
 # One Dockerfile for every service. The runtime layers (production node_modules and the whole
-# compiled dist/) are shared, so the six app images differ only in their start command.
+# compiled dist/) are shared, so the seven app images differ only in their start command.
 #
 #   docker build --build-arg APP=campaign-scheduler -t ums/campaign-scheduler .   # an app (default target)
 #   docker build --target admin -t ums/admin .                                    # migrations / topics / CLI
 #
 # Apps:  campaign-scheduler, batch-expander, notification-sender, webhook-ingest,
-#        webhook-dispatcher, provider-simulator.
-# Ports: there is no EXPOSE. Each app serves its API on HTTP_PORT (3000..3005, see docker-compose.yml)
+#        webhook-dispatcher, provider-simulator, operator-console (its web build, dist/apps/operator-console/web,
+#        is made by `npm run build` below, with Vite).
+# Ports: there is no EXPOSE. Each app serves its API on HTTP_PORT (3000..3006, see docker-compose.yml)
 #        and /health/live, /health/ready and /metrics on MANAGEMENT_PORT (default 9464), both runtime
 #        configuration, so the ports are published by whoever runs the image. A container health check
 #        probes http://127.0.0.1:$MANAGEMENT_PORT/health/ready (docker-compose.yml has one in node).

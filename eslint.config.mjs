@@ -78,6 +78,16 @@ function boundaries({ testsMayUseTesting }) {
               onlyDependOnLibsWithTags: ['type:client', 'type:contracts'],
               bannedExternalImports: ioFrameworks,
             },
+        // The operator console serves the browser app and passes its calls on: the error codes and the
+        // platform's service frame, nothing of the domain, the typed client or another app.
+        {
+          sourceTag: 'scope:operator-console',
+          onlyDependOnLibsWithTags: [
+            'type:contracts',
+            'type:platform',
+            ...(testsMayUseTesting ? ['type:testing'] : []),
+          ],
+        },
         {
           sourceTag: 'type:tool',
           onlyDependOnLibsWithTags: [
@@ -110,7 +120,7 @@ export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
@@ -146,7 +156,7 @@ export default [
   },
   {
     // Production code of apps must not pull in test helpers, nor (but the CLI) the typed HTTP client.
-    files: ['apps/**/*.ts'],
+    files: ['apps/**/*.ts', 'apps/**/*.tsx'],
     ignores: ['apps/**/*.spec.ts', 'apps/**/*.int-spec.ts', 'apps/**/*.e2e-spec.ts', 'apps/**/test/**'],
     rules: {
       'no-restricted-imports': [
@@ -174,7 +184,7 @@ export default [
     // Production code stays readable: short functions, options objects for classes built by hand,
     // and providers split before they inject more than eight dependencies. Migrations are history
     // (never edited once landed); tests and their fixtures are free to be long.
-    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    files: ['apps/**/*.ts', 'apps/**/*.tsx', 'libs/**/*.ts'],
     ignores: [
       '**/*.spec.ts',
       '**/*.int-spec.ts',
@@ -197,6 +207,39 @@ export default [
           message: 'A provider that injects more than 8 dependencies is split by responsibility.',
         },
       ],
+    },
+  },
+  {
+    // The operator console's browser code runs in the page: the contracts' types, the browser's APIs and
+    // its bundled packages, nothing of Node, the services' frameworks or the other libs.
+    files: ['apps/operator-console/web/src/**/*.ts', 'apps/operator-console/web/src/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@ums/testing', message: 'Test helpers are for tests only.' },
+            { name: '@ums/client', message: 'The browser calls the APIs through the console (/api/...).' },
+            { name: '@ums/platform', message: 'Service code does not run in the browser.' },
+            { name: '@ums/domain', message: 'Service code does not run in the browser.' },
+          ],
+          patterns: [
+            { group: ['node:*'], message: 'Node modules do not run in the browser.' },
+            { group: ioFrameworks, message: 'Service frameworks do not run in the browser.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Vite's config runs in Node, type-checked apart from the browser code (its own tsconfig).
+    files: ['apps/operator-console/web/vite.config.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: './apps/operator-console/web/tsconfig.node.json',
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
   },
   {

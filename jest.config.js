@@ -7,8 +7,9 @@ const { readFileSync } = require('node:fs');
 const swcOptions = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { ...swcOptions, jsc: { ...swcOptions.jsc, baseUrl: __dirname }, swcrc: false }],
-  // jose ships only ES modules: Node 24 requires them as they are, Jest's module loader needs them compiled.
-  '/node_modules/jose/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
+  // jose and eventsource-parser ship only ES modules: Node 24 requires them as they are, Jest's module
+  // loader needs them compiled.
+  '/node_modules/(jose|eventsource-parser)/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
 };
 // What SWC leaves as written (a string in jest.mock or require, not an import) still resolves.
 const moduleNameMapper = {
@@ -45,7 +46,7 @@ const REDIS_CLUSTER_ONLY = [
   'apps/notification-sender/src/sending/sending-rates.e2e-spec.ts',
   'apps/notification-sender/src/rate-limit/rate-limit.int-spec.ts',
 ];
-const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
+const transformIgnorePatterns = ['/node_modules/(?!(jose|eventsource-parser)/)'];
 const testPathIgnorePatterns = [
   '/node_modules/',
   '/dist/',

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Scope } from '@ums/contracts';
 import { provisionMysqlAccounts, testMysqlAccounts, testMysqlSettings, workspaceRoot } from '@ums/testing';
+import { consoleUrlOf } from './console/console-url';
 import { kafkaNodesArg } from './stack/kafka-nodes-arg';
 import {
   defaultLogDir,
@@ -23,6 +25,23 @@ import { type SecureEngines, startSecureEngines } from './stack/secure-engines';
 const CAMPAIGN_TIMEOUT_MS = 1_800_000;
 
 /**
+ * What the operator console's key may do (`--keep`): every page of the console for the demo tenant,
+ * reading and acting on campaigns, runs and subscribers, replaying dead letters, reading the audit trail.
+ */
+const CONSOLE_SCOPES: readonly Scope[] = [
+  Scope.CampaignsRead,
+  Scope.CampaignsWrite,
+  Scope.CredentialsRead,
+  Scope.MessagesRead,
+  Scope.SubscribersRead,
+  Scope.SubscribersWrite,
+  Scope.DeadLettersAdmin,
+  Scope.AuditRead,
+];
+/** The console key of a kept stack stops working a day after it is made (the database outlives the stack). */
+const CONSOLE_KEY_LIFETIME_MS = 86_400_000;
+
+/**
  * The README's main command. It brings the whole stack up for real (Kafka, schema, topics, the five
  * services and the provider simulator), shows each one ready, then runs a campaign through all of
  * it (see runPipelineCampaign): CSV import, expansion, sending, status callbacks through ingest,
@@ -31,8 +50,9 @@ const CAMPAIGN_TIMEOUT_MS = 1_800_000;
  * --rate N (the credential's messages/s, default 5,000), --fail-rate, --error-rate and
  * --throttle-rate (shares 0..1 of permanent refusals, 5xx and 429 answers at the simulated
  * provider), --subscriber-batch N (events per webhook request the demo's subscriber asks for, 1 to 500,
- * default 1), --keep leaves the stack running (API ports 3000-3005, management ports 3100-3105
- * for health and metrics; Kafka detached in .cache/kafka/dev), --kafka-port N starts the broker on
+ * default 1), --keep leaves the stack running (API ports 3000-3006, the operator console on 3006,
+ * management ports 3100-3106 for health and metrics; Kafka detached in .cache/kafka/dev) and writes
+ * an API key for the console to tmp/demo-logs/console-key, --kafka-port N starts the broker on
  * that port, --brokers 3 starts a three-node KRaft cluster on loopback instead of one broker (topics
  * replicated three times, min.insync.replicas 2; free ports, data in .cache/kafka/dev/cluster),
  * --secure runs it all against secured engines started for the run (stack/secure-engines.ts): Kafka
@@ -105,6 +125,9 @@ async function main(): Promise<void> {
       ]);
     }
     printTable(rows);
+    say(
+      `operator console: ${consoleUrlOf(stack)}${keep ? '' : ' (until the demo ends; --keep leaves it up)'}`,
+    );
     if (keep) say(`the operator key of this stack is in ${writeOperatorKey(logDir, stack.operatorKey)}`);
     // Every API call carries a key: the stack made a random operator key for this run, which makes the
     // key of the demo's tenant used below. Neither is printed; with --keep the operator key is written to
@@ -147,6 +170,7 @@ async function main(): Promise<void> {
     const problems = problemsOf(result, recipients);
     if (keep) {
       if (problems.length > 0) throw new Error(problems.join('; '));
+      await leaveConsoleOpen(stack, logDir, result, say);
       say(
         `--keep: services stay up (logs in ${logDir}); API calls need a key: ` +
           `UMS_API_KEY=$(cat ${join(logDir, 'operator-key')}) npm run -s ums -- keys create --tenant acme ...; ` +
@@ -274,13 +298,41 @@ function problemsOf(r: PipelineCampaignResult, recipients: number): string[] {
   return problems;
 }
 
+/**
+ * A kept stack's console, on the demo's run: a key of tenant demo with the console's scopes, written to
+ * `<logDir>/console-key` (never printed), and the URL of the run's page to sign in on with it.
+ */
+async function leaveConsoleOpen(
+  stack: LocalStack,
+  logDir: string,
+  result: PipelineCampaignResult,
+  say: (line: string) => void,
+): Promise<void> {
+  const consoleKey = await createTenantApiKey({
+    schedulerUrl: stackUrls(stack).scheduler,
+    operatorKey: stack.operatorKey,
+    tenantId: 'demo',
+    scopes: CONSOLE_SCOPES,
+    expiresInMs: CONSOLE_KEY_LIFETIME_MS,
+  });
+  const keyFile = writeSecretFile(logDir, 'console-key', consoleKey);
+  const runPage = `${consoleUrlOf(stack)}/#/campaigns/${result.campaignId}/runs/${result.runId}`;
+  say(`the demo's run in the operator console: ${runPage}`);
+  say(`sign in there with the API key in ${keyFile} (tenant demo: ${CONSOLE_SCOPES.join(', ')})`);
+}
+
 /** The operator key in `<logDir>/operator-key`, readable by this user only; answers the file's path. */
 function writeOperatorKey(logDir: string, operatorKey: string): string {
+  return writeSecretFile(logDir, 'operator-key', operatorKey);
+}
+
+/** A key in `<logDir>/<name>`, readable by this user only; answers the file's path. */
+function writeSecretFile(logDir: string, name: string, secret: string): string {
   mkdirSync(logDir, { recursive: true });
-  const file = join(logDir, 'operator-key');
+  const file = join(logDir, name);
   // Made anew, so no earlier file's mode applies: 'wx' creates it with 0600 or fails.
   rmSync(file, { force: true });
-  writeFileSync(file, `${operatorKey}\n`, { mode: 0o600, flag: 'wx' });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   return file;
 }
 

@@ -166,6 +166,42 @@ async function ensureDatabases({ mysql = true } = {}) {
   );
 }
 
+/** Where Debian's `chromium` package puts the browser the console's browser tests drive. */
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * The Chromium the browser tests drive through playwright-core (which brings none): CHROMIUM_PATH, or
+ * Debian's `chromium` package, installed with apt-get when it is missing and this runs as root (after an
+ * `apt-get update` if the first try fails); otherwise the set-up stops naming what to install.
+ */
+function ensureChromium() {
+  const configured = process.env.CHROMIUM_PATH;
+  if (configured) {
+    if (existsSync(configured)) return configured;
+    fail(
+      `CHROMIUM_PATH is ${configured}, which does not exist: point it at a Chromium or Chrome executable.`,
+    );
+  }
+  if (existsSync(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
+  if (process.getuid?.() === 0 && has('apt-get')) {
+    say('installing Chromium for the browser tests (apt-get install chromium)');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { env });
+    if (install() !== 0) {
+      say('apt-get install failed: updating the package lists and trying again');
+      must('apt-get', ['update'], { env });
+      if (install() !== 0)
+        fail('apt-get install chromium failed (above): install the chromium package, or set CHROMIUM_PATH.');
+    }
+    if (existsSync(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
+  }
+  fail(
+    `Chromium is needed for the operator console's browser tests and ${DEBIAN_CHROMIUM} is missing: install ` +
+      "Debian's chromium package (sudo apt-get install --no-install-recommends chromium), or set CHROMIUM_PATH " +
+      'to a Chromium or Chrome executable.',
+  );
+}
+
 function build() {
   must('npm', ['run', '-s', 'build']);
 }
@@ -182,10 +218,13 @@ async function runTests(extraArgs, { checks = true, env = {}, database = 'MariaD
   let types = 0;
   if (checks) {
     // Each is one thread: side by side on two cores they take the time of the longer.
-    say('lint (type-aware ESLint with module boundaries, Prettier) and typecheck (tsc --noEmit, strict)');
+    say(
+      'lint (type-aware ESLint with module boundaries, Prettier) and typecheck (tsc --noEmit, strict: the ' +
+        "services, and the operator console's browser code and Vite config)",
+    );
     [lint, types] = await Promise.all([
       runAsync('npm', ['run', '-s', 'lint'], { env: { ...process.env, NX_DAEMON: 'false' } }),
-      runAsync('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']),
+      runAsync('npm', ['run', '-s', 'typecheck']),
     ]);
   }
   // Suites that measure time or load both cores run after the rest, one at a time (jest.config.js SOLO).
@@ -301,14 +340,17 @@ async function main() {
     await onProjectNode();
   }
   switch (command) {
-    case 'test':
+    case 'test': {
       ensureKafkaJars();
+      const chromium = ensureChromium();
       await ensureDatabases();
-      process.exit(await runTests(args));
+      process.exit(await runTests(args, { env: { CHROMIUM_PATH: chromium } }));
       break;
+    }
     case 'test-mysql': {
       // The integration and end-to-end suites again, against a MySQL server this fetches and starts.
       ensureKafkaJars();
+      const chromium = ensureChromium();
       await ensureDatabases({ mysql: false });
       const port = Number(process.env.MYSQL_COMPAT_PORT ?? 3307);
       let server;
@@ -321,7 +363,13 @@ async function main() {
       const status = await runTests(['--selectProjects', 'integration', ...args], {
         checks: false,
         database: server.version.replace(/^.*\bVer\s+(\S+).*$/, 'MySQL $1'),
-        env: { MYSQL_HOST: '127.0.0.1', MYSQL_PORT: String(port), MYSQL_USER: 'root', MYSQL_PASSWORD: '' },
+        env: {
+          MYSQL_HOST: '127.0.0.1',
+          MYSQL_PORT: String(port),
+          MYSQL_USER: 'root',
+          MYSQL_PASSWORD: '',
+          CHROMIUM_PATH: chromium,
+        },
       });
       await server.stop();
       process.exit(status);
@@ -362,14 +410,15 @@ async function main() {
         ],
         { cwd: root, stdio: 'inherit' },
       );
-      // The stopped stack's operator key (written by `npm run demo -- --keep`) is of no use any more.
-      rmSync(join(root, 'tmp', 'demo-logs', 'operator-key'), { force: true });
+      // The stopped stack's keys (written by `npm run demo -- --keep`) are of no use any more.
+      for (const key of ['operator-key', 'console-key'])
+        rmSync(join(root, 'tmp', 'demo-logs', key), { force: true });
       process.exit(stopped.status ?? 1);
       break;
     }
     default:
       process.stdout.write(
-        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher,row-writes,http-sends,cloud-events] [--brokers 3] [--recipients N] [--senders N] [--messages N] | migrate up|down|reset|status | db-grants print|apply | infra-down\n',
+        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher,row-writes,http-sends,cloud-events] [--brokers 3] [--recipients N] [--senders N] [--messages N] [--consoles N] | migrate up|down|reset|status | db-grants print|apply | infra-down\n',
       );
       process.exit(command === 'help' ? 0 : 2);
   }

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { createDataSource } from '@ums/platform';
 import { createTestDatabase, testMysqlAccounts, workspaceRoot } from '@ums/testing';
 import { kafkaNodesArg } from '../stack/kafka-nodes-arg';
-import { type LocalStack, stackUrls, startLocalStack } from '../stack/local-stack';
+import { Scope } from '@ums/contracts';
+import { consoleUrlOf } from '../console/console-url';
+import { type LocalStack, SERVICE_NAMES, stackUrls, startLocalStack } from '../stack/local-stack';
 import {
   createTenantApiKey,
   PIPELINE_SCOPES,
@@ -21,7 +23,8 @@ import {
 } from './database-counters';
 import { RECOMMENDED_DATABASE_SIZES, setDatabaseSizes } from './database-settings';
 import { databaseLabel, describeHost, hostFigures } from './host-figures';
-import { CpuMeter, databaseServerPid, findProcess, peakRssMb } from './process-usage';
+import { ConsoleLoad, type ConsoleLoadFigures } from './console-load';
+import { type CpuFigures, CpuMeter, databaseServerPid, findProcess, peakRssMb } from './process-usage';
 
 /**
  * The whole pipeline on this machine, with the simulated provider's limits out of the way: a CSV of
@@ -40,12 +43,17 @@ import { CpuMeter, databaseServerPid, findProcess, peakRssMb } from './process-u
  * [--tune-database] (the database server's redo log and buffer pool set to the sizes docs/operations.md
  * recommends for the run, server-wide, and put back after it; without it the server runs as it is)
  * [--brokers 3] (a three-node KRaft cluster on loopback instead of one broker: topics replicated three
- * times, min.insync.replicas 2).
+ * times, min.insync.replicas 2)
+ * [--consoles N] (N operator consoles open through the run, console-load.ts: the stack starts the
+ * console server, and each console keeps the live campaigns stream and the run's live stream open and
+ * makes the run page's API calls once a second; the figures add what they received and the CPU of the
+ * scheduler and the console server).
  */
 async function main(): Promise<void> {
   const recipients = intArg('--recipients', 1_000_000);
   const senders = intArg('--senders', 1);
   const subscriberBatch = intArg('--subscriber-batch', 100);
+  const consoles = process.argv.includes('--consoles') ? countArg('--consoles') : 0;
   const kafkaNodes = kafkaNodesArg(process.argv);
   if (subscriberBatch > 500) throw new Error('--subscriber-batch is at most 500');
   const heapMb = process.argv.includes('--heap-mb') ? intArg('--heap-mb', 0) : undefined;
@@ -76,6 +84,8 @@ async function main(): Promise<void> {
       mysqlDatabase: db.settings.database,
       logDir: join(outDir, 'pipeline-logs'),
       replicas: { 'notification-sender': senders },
+      // The console server only when consoles are open: without them it would be an idle process.
+      services: SERVICE_NAMES.filter((name) => consoles > 0 || name !== 'operator-console'),
       // Written when each service exits (the stack stops them with SIGTERM).
       nodeArgs: [
         ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
@@ -115,10 +125,12 @@ async function main(): Promise<void> {
       redis: findProcess('redis-server'),
       'bench driver and subscriber': process.pid,
     });
+    const consoleLoad = await openConsoles(running, consoles);
     tableWrites = await startTableWrites(db.admin, db.settings.database);
     const countersBefore = await readDatabaseCounters(db.settings);
     cpu.start();
     let cpuUsed: ReturnType<CpuMeter['stop']> | undefined;
+    let consolesSeen: Promise<ConsoleLoadFigures> | undefined;
     let countersAfter: Promise<DatabaseCounterValues> | undefined;
     let tablesAfter: Promise<Record<string, TableWrites>> | undefined;
     const result = await runPipelineCampaign({
@@ -141,11 +153,13 @@ async function main(): Promise<void> {
       // The CPU of the pipeline, not of reading the status topic back for the check.
       onSettled: () => {
         cpuUsed = cpu.stop();
+        consolesSeen = consoleLoad?.stop();
         countersAfter = readDatabaseCounters(db.settings);
         tablesAfter = tableWrites?.read();
       },
     });
     cpuUsed ??= cpu.stop();
+    const consoleFigures = await (consolesSeen ?? consoleLoad?.stop());
     const database = databaseUse(
       countersBefore,
       await (countersAfter ?? readDatabaseCounters(db.settings)),
@@ -163,6 +177,7 @@ async function main(): Promise<void> {
       subscriberEventsPerRequest: subscriberBatch,
       kafkaNodes,
       deliveryRows,
+      ...(consoleFigures === undefined ? {} : { consoles: consoleFigures }),
       cpu: cpuUsed,
       database,
       // Rows changed per message in each table, and times the indexes each change touched (MariaDB).
@@ -172,6 +187,7 @@ async function main(): Promise<void> {
     const file = join(outDir, 'pipeline-bench.json');
     writeFileSync(file, `${JSON.stringify({ ...figures, at: new Date().toISOString() }, null, 2)}\n`);
     print(figures);
+    if (consoleFigures !== undefined) say(consolesLine(consoleFigures, cpuUsed));
     say(`figures written to ${file}`);
     const codes = await stack.stop();
     stack = undefined;
@@ -287,6 +303,37 @@ function summarize(
   };
 }
 
+/**
+ * N consoles on the stack's console server, with a key of the bench's tenant that reads campaigns
+ * and messages (as an operator's browser would hold); none when N is 0.
+ */
+async function openConsoles(stack: LocalStack, consoles: number): Promise<ConsoleLoad | undefined> {
+  if (consoles === 0) return undefined;
+  const apiKey = await createTenantApiKey({
+    schedulerUrl: stackUrls(stack).scheduler,
+    operatorKey: stack.operatorKey,
+    tenantId: 'bench',
+    scopes: [Scope.CampaignsRead, Scope.MessagesRead],
+  });
+  say(
+    `${consoles} console(s) open on ${consoleUrlOf(stack)}: live campaigns, the run's live stream, its page's calls`,
+  );
+  return ConsoleLoad.start({ consoleUrl: consoleUrlOf(stack), apiKey, consoles });
+}
+
+/** What the consoles cost: their count and frames, and the CPU of the scheduler and the console server. */
+function consolesLine(figures: ConsoleLoadFigures, cpu: CpuFigures): string {
+  const cores = (label: string): string => {
+    const used = cpu[label];
+    return used === null || used === undefined ? 'n/a' : `${used.cores} cores (${used.cpuSeconds} s)`;
+  };
+  return (
+    `consoles: ${figures.consoles} open (${figures.campaignFrames} campaign frames, ${figures.runSamples} run samples, ` +
+    `${figures.pageCalls} page calls, ${figures.pageCallsFailed} failed, ${figures.streamErrors} stream errors); ` +
+    `CPU: campaign-scheduler ${cores('campaign-scheduler')}, operator-console ${cores('operator-console')}`
+  );
+}
+
 function print(figures: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(figures)) say(`${key}: ${JSON.stringify(value)}`);
 }
@@ -300,6 +347,13 @@ function intArg(name: string, fallback: number): number {
   if (at < 0) return fallback;
   const value = Number(process.argv[at + 1]);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} needs a positive integer`);
+  return value;
+}
+
+/** A count argument that may be 0 (`--consoles 0`). */
+function countArg(name: string): number {
+  const value = Number(process.argv[process.argv.indexOf(name) + 1]);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} needs a whole number, 0 or more`);
   return value;
 }
 

@@ -52,8 +52,10 @@ const APPS = [
   'notification-sender',
   'webhook-ingest',
   'webhook-dispatcher',
+  'operator-console',
 ];
-const PUBLIC = ['campaign-scheduler', 'webhook-ingest'];
+/** Apps whose API port the ingress controller reaches: callbacks, the API and the web console. */
+const PUBLIC = ['campaign-scheduler', 'webhook-ingest', 'operator-console'];
 /** The entry of apps/ums-admin, and the source file of each of its commands (what it reads from its environment). */
 const ADMIN_ENTRY = 'dist/apps/ums-admin/src/main.js';
 const ADMIN_COMMANDS = {
@@ -228,7 +230,7 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
     expect(schemaErrorsOf(objects)).toEqual([]);
   });
 
-  it('has a Deployment, Service and PodDisruptionBudget for each of the five services', () => {
+  it('has a Deployment, Service and PodDisruptionBudget for each app', () => {
     expect(appDeployments.map((d) => d.metadata.name).sort()).toEqual([...APPS].sort());
     for (const deployment of deployments) {
       const labels = podLabelsOf(deployment);
@@ -403,7 +405,7 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
   it('gives the operator bootstrap key to the scheduler and dispatcher from a Secret, valued only in dev', () => {
     for (const deployment of appDeployments) {
       const app = (podSpecOf(deployment)['containers'] as Record<string, unknown>[])[0] ?? {};
-      const entry = (app['env'] as { name: string; valueFrom?: unknown }[]).find(
+      const entry = ((app['env'] as { name: string; valueFrom?: unknown }[] | undefined) ?? []).find(
         (e) => e.name === 'AUTH_OPERATOR_KEY',
       );
       expect([deployment.metadata.name, entry?.valueFrom]).toEqual([
@@ -425,6 +427,25 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
     expect(value).toMatch(/^umso_[A-Za-z0-9_-]{43,}$/);
   });
 
+  it("points the operator console at the scheduler's and dispatcher's Services, with no database wait", () => {
+    const deployment = appDeployments.find((d) => d.metadata.name === 'operator-console') as K8sObject;
+    const pod = podSpecOf(deployment);
+    expect(pod['initContainers']).toBeUndefined();
+    const env = containerEnv(
+      (pod['containers'] as Record<string, unknown>[])[0] ?? {},
+      objects,
+      EXTERNAL_SECRETS,
+    );
+    const services = new Set(objectsOfKind(objects, 'Service').map((s) => s.metadata.name));
+    for (const [variable, service] of [
+      ['CONSOLE_SCHEDULER_URL', 'campaign-scheduler'],
+      ['CONSOLE_DISPATCHER_URL', 'webhook-dispatcher'],
+    ] as const) {
+      expect([variable, env.values.get(variable)]).toEqual([variable, `http://${service}`]);
+      expect(services.has(service)).toBe(true);
+    }
+  });
+
   it('runs migrations and topic creation as Jobs with the admin image', () => {
     const jobs = objectsOfKind(objects, 'Job');
     const commands = jobs.map((j) => {
@@ -443,8 +464,10 @@ describe.each(Object.entries(renders))('kustomize render of %s', (name, objects)
     const replication = topics?.command[topics.command.indexOf('--replication') + 1];
     expect(replication).toBe(PRODUCTION_RENDERS.includes(name) ? '3' : '1');
     for (const c of commands) expect(c.image).toMatch(/(^|\/)ums\/admin(:|$)/);
-    // The services' init containers wait on `migrate status`, from the same image.
-    for (const d of appDeployments) {
+    // The services' init containers wait on `migrate status`, from the same image (those with a database).
+    for (const d of appDeployments.filter((a) =>
+      programs.get(a.metadata.name)?.configClasses.includes('MysqlConfig'),
+    )) {
       const [wait] =
         (podSpecOf(d)['initContainers'] as { command: string[]; image: string }[] | undefined) ?? [];
       expect([d.metadata.name, adminCommandOf(wait?.command ?? []), wait?.image]).toEqual([

@@ -57,6 +57,19 @@ const PROBES = {
     dir: 'libs/client/src',
     source: "import { CodedError } from '@ums/platform';\nexport const probe = CodedError;\n",
   },
+  domainInConsole: {
+    dir: 'apps/operator-console/src',
+    source: "import { transitionCampaign } from '@ums/domain';\nexport const probe = transitionCampaign;\n",
+  },
+  serviceCodeInConsoleWeb: {
+    dir: 'apps/operator-console/web/src',
+    source:
+      "import { readFileSync } from 'node:fs';\nimport { CodedError } from '@ums/platform';\nexport const probe = [readFileSync, CodedError];\n",
+  },
+  contractsInConsoleWeb: {
+    dir: 'apps/operator-console/web/src',
+    source: "import type { RunView } from '@ums/contracts';\nexport type Probe = RunView['state'];\n",
+  },
 } satisfies Record<string, Probe>;
 
 /**
@@ -148,5 +161,12 @@ describe('module boundaries (real ESLint config)', () => {
   it("keeps the typed client out of the services' code, and the platform out of the client", () => {
     expect(lint('clientInService').join('\n')).toMatch(/no-restricted-imports: .*typed HTTP client/);
     expect(lint('platformInClient').join('\n')).toMatch(/@nx\/enforce-module-boundaries/);
+  });
+
+  it("keeps the domain out of the operator console, and Node and the services' code out of its browser code", () => {
+    expect(lint('domainInConsole').join('\n')).toMatch(/@nx\/enforce-module-boundaries/);
+    const web = lint('serviceCodeInConsoleWeb').filter((m) => m.startsWith('no-restricted-imports'));
+    expect(web).toHaveLength(2);
+    expect(lint('contractsInConsoleWeb')).toEqual([]);
   });
 });

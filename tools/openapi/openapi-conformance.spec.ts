@@ -39,6 +39,21 @@ describe('operationProblems', () => {
     expect(operationProblems(documentWith(() => undefined))).toEqual([]);
   });
 
+  it('accepts an operation open to any credential, with its reason', () => {
+    const document = documentWith((op) => {
+      op['security'] = [{ bearer: [] }];
+      op['description'] = 'Needs a valid credential, no scope: it answers the caller only.';
+    });
+    expect(operationProblems(document)).toEqual([]);
+    const unexplained = documentWith((op) => {
+      op['security'] = [{ bearer: [] }];
+      op['description'] = '';
+    });
+    expect(operationProblems(unexplained)).toEqual([
+      'POST /things: no scope (bearer requirement and description) and not public with a reason',
+    ]);
+  });
+
   it('names an operation without a scope or reason, without an error answer or without examples', () => {
     const problems = operationProblems(
       documentWith((op) => {

@@ -52,8 +52,9 @@ function hasExample(media: MediaType): boolean {
 
 /**
  * What every operation must show: its scope (a bearer requirement naming it, and the description
- * saying it) or why it is public, a success answer with a schema and an example (204 has no body),
- * an example of its request body, and at least one error answer, each with its codes' examples.
+ * saying it), or why any credential will do (a bearer requirement without scope) or why it is public,
+ * a success answer with a schema and an example (204 has no body), an example of its request body, and
+ * at least one error answer, each with its codes' examples.
  */
 export function operationProblems(document: OpenAPIObject): string[] {
   const problems: string[] = [];
@@ -62,7 +63,12 @@ export function operationProblems(document: OpenAPIObject): string[] {
     const scope = security?.[0]?.['bearer']?.[0];
     const isPublic =
       security !== undefined && security.length === 0 && /^Public: .+/.test(operation.description ?? '');
-    if (!isPublic && (scope === undefined || !(operation.description ?? '').includes(`\`${scope}\``))) {
+    const isAuthenticated =
+      security?.length === 1 &&
+      security[0]?.['bearer']?.length === 0 &&
+      /^Needs a valid credential, no scope: .+/.test(operation.description ?? '');
+    const scoped = scope !== undefined && (operation.description ?? '').includes(`\`${scope}\``);
+    if (!isPublic && !isAuthenticated && !scoped) {
       problems.push(`${name}: no scope (bearer requirement and description) and not public with a reason`);
     }
     const responses = responsesOf(document, operation);

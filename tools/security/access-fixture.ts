@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { AllTopics, ALL_SCOPES, DecodeErrorCode, type Scope } from '@ums/contracts';
 import { createDataSource, ensureTopics, KafkaNames, runPendingMigrations } from '@ums/platform';
 import {
+  bearer,
   createTenantKey,
   createTestDatabase,
   jsonCall,
@@ -120,6 +122,42 @@ export class AccessStack {
   ): Promise<JsonAnswer> {
     const base = service === 'scheduler' ? this.scheduler.url : this.dispatcher.url;
     return jsonCall(base, method, path, body, key);
+  }
+
+  /**
+   * A GET of a live stream (server-sent events): a refusal's JSON answer, or the stream's first event
+   * with its data as the body, after which the stream is closed. On a connection of its own (node:http),
+   * closed by destroying it.
+   */
+  streamCall(path: string, key?: string): Promise<JsonAnswer> {
+    return new Promise((resolve, reject) => {
+      const headers = { accept: 'text/event-stream', ...(key === undefined ? {} : bearer(key)) };
+      const request = get(`${this.scheduler.url}${path}`, { headers, agent: false }, (response) => {
+        const status = response.statusCode ?? 0;
+        const events = String(response.headers['content-type']).startsWith('text/event-stream');
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('error', () => undefined);
+        response.on('data', (chunk: string) => {
+          text += chunk;
+          const event = events
+            ? text.split('\n\n').find((b, i, all) => i < all.length - 1 && !b.startsWith(':'))
+            : undefined;
+          if (event === undefined) return;
+          request.destroy();
+          const data = event.split('\n').find((line) => line.startsWith('data: '));
+          resolve({
+            status,
+            body: JSON.parse(data?.slice(6) ?? '{}') as Record<string, unknown>,
+            text: event,
+          });
+        });
+        response.on('end', () =>
+          resolve({ status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>), text }),
+        );
+      });
+      request.on('error', reject);
+    });
   }
 
   async snapshot(): Promise<Snapshot> {

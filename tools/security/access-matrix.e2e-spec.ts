@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthErrorCode, type Scope } from '@ums/contracts';
+import type { JsonAnswer } from '@ums/testing';
 import { AccessStack, type Resources, seedTenantA, type Snapshot, TENANT_B } from './access-fixture';
 
 jest.setTimeout(600_000);
@@ -22,6 +23,8 @@ interface RouteCase {
   /** Puts A's resource in the state the own call needs (after every refusal has been tried). */
   readonly before?: (stack: AccessStack, r: Resources) => Promise<void>;
   readonly foreign: Foreign;
+  /** A live stream (server-sent events): a 200 answer is read up to its first event, then closed. */
+  readonly stream?: true;
 }
 
 const hidden: Foreign = { kind: 'hidden' };
@@ -31,9 +34,9 @@ const runPath = (r: Resources): string => `${campaignPath(r)}/runs/${r.runId}`;
 const subscriberPath = (r: Resources): string => `/v1/subscribers/${r.subscriberId}`;
 
 /**
- * Every scoped route of both services. A route the services register but this table lacks fails the test,
- * so a new route cannot skip the matrix. Entries are in the order their own calls run: the ones that change
- * or remove what later ones need come last.
+ * Every scoped or authenticated route of both services. A route the services register but this table
+ * lacks fails the test, so a new route cannot skip the matrix. Entries are in the order their own calls
+ * run: the ones that change or remove what later ones need come last.
  */
 const ROUTES: Record<string, RouteCase> = {
   'GET /v1/campaigns': { service: 'scheduler', path: () => '/v1/campaigns', ok: 200, foreign: own },
@@ -56,6 +59,22 @@ const ROUTES: Record<string, RouteCase> = {
     ok: 200,
     foreign: hidden,
   },
+  'GET /v1/live/campaigns': {
+    service: 'scheduler',
+    path: () => '/v1/live/campaigns',
+    ok: 200,
+    foreign: own,
+    stream: true,
+  },
+  'GET /v1/live/campaigns/:campaignId/runs/:runId': {
+    service: 'scheduler',
+    path: (r) => `/v1/live/campaigns/${r.campaignId}/runs/${r.runId}`,
+    ok: 200,
+    foreign: hidden,
+    stream: true,
+  },
+  // Open to any credential (no scope): it answers the caller's own principal.
+  'GET /v1/whoami': { service: 'scheduler', path: () => '/v1/whoami', ok: 200, foreign: own },
   'GET /v1/campaigns/:campaignId/audience/imports': {
     service: 'scheduler',
     path: (r) => `${campaignPath(r)}/audience/imports`,
@@ -109,6 +128,12 @@ const ROUTES: Record<string, RouteCase> = {
   'GET /v1/credentials/:id': {
     service: 'scheduler',
     path: (r) => `/v1/credentials/${r.credentialId}`,
+    ok: 200,
+    foreign: hidden,
+  },
+  'GET /v1/credentials/:id/rate': {
+    service: 'scheduler',
+    path: (r) => `/v1/credentials/${r.credentialId}/rate`,
     ok: 200,
     foreign: hidden,
   },
@@ -329,6 +354,20 @@ function changed(before: Snapshot, after: Snapshot): string[] {
   return diffs;
 }
 
+/** One call of a route's case: a live stream's through streamCall (its first event), others as JSON. */
+function callRoute(
+  stack: AccessStack,
+  spec: RouteCase,
+  method: string,
+  path: string,
+  body: unknown,
+  key: string | undefined,
+): Promise<JsonAnswer> {
+  return spec.stream === true
+    ? stack.streamCall(path, key)
+    : stack.call(spec.service, method, path, body, key);
+}
+
 /**
  * Issue 26's acceptance matrix: every scoped route of the campaign-scheduler and the webhook-dispatcher,
  * tried with no key, with tenant B's key on tenant A's resources, with a tenant-A key lacking the route's
@@ -351,7 +390,7 @@ describe('access matrix (scheduler and dispatcher processes)', () => {
     await new Promise((resolve) => receiver?.close(resolve));
   });
 
-  it('covers every scoped route the services registered, and nothing else', () => {
+  it('covers every scoped and authenticated route the services registered, and nothing else', () => {
     const logged = stack.loggedRoutes().map((r) => r.route);
     expect([...logged].sort()).toEqual(Object.keys(ROUTES).sort());
   });
@@ -372,7 +411,7 @@ describe('access matrix (scheduler and dispatcher processes)', () => {
         code?: string,
       ): Promise<void> => {
         const before = await stack.snapshot();
-        const answer = await stack.call(spec.service, method, path, body, key);
+        const answer = await callRoute(stack, spec, method, path, body, key);
         const diffs = changed(before, await stack.snapshot());
         const gotCode = (answer.body['error'] as { code?: string } | undefined)?.code;
         if (answer.status !== status || (code !== undefined && gotCode !== code)) {
@@ -385,13 +424,14 @@ describe('access matrix (scheduler and dispatcher processes)', () => {
       };
       await attempt('no key', undefined, 401, AuthErrorCode.Missing);
       const scope = scopes.get(route);
-      if (scope !== undefined)
+      // `authenticated` routes need a credential but no scope: no key is refused, every key is not.
+      if (scope !== undefined && (scope as string) !== 'authenticated')
         await attempt('without scope', await stack.keyWithout(scope), 403, AuthErrorCode.ScopeMissing);
       if (spec.foreign.kind === 'hidden') await attempt('tenant B', stack.keyB, 404);
       if (spec.foreign.kind === 'refused') await attempt('tenant B', stack.keyB, spec.foreign.status);
       if (spec.foreign.kind === 'own') {
         // Lists and creates answer B with B's own rows: none of A's ids may appear, and creates land in B.
-        const answer = await stack.call(spec.service, method, path, body, stack.keyB);
+        const answer = await callRoute(stack, spec, method, path, body, stack.keyB);
         const leaked = Object.values(resources).filter((id) => answer.text.includes(`"${id}"`));
         if (
           leaked.length > 0 ||
@@ -407,8 +447,9 @@ describe('access matrix (scheduler and dispatcher processes)', () => {
     // Then tenant A's own calls, in the table's order.
     for (const [route, spec] of Object.entries(ROUTES)) {
       await spec.before?.(stack, resources);
-      const own = await stack.call(
-        spec.service,
+      const own = await callRoute(
+        stack,
+        spec,
         route.split(' ')[0] as string,
         spec.path(resources),
         spec.body?.(resources),

@@ -25,6 +25,8 @@ export const SERVICE_NAMES = [
   'webhook-ingest',
   'webhook-dispatcher',
   'provider-simulator',
+  // Last: its environment names the scheduler's and the dispatcher's URLs, known once they started.
+  'operator-console',
 ] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
@@ -53,8 +55,8 @@ export interface LocalStackOptions {
   readonly mysqlAccounts?: MysqlAccounts;
   readonly services?: readonly ServiceName[];
   /**
-   * Fixed API ports (3000-3005 for the demo), and management ports (health, metrics) MANAGEMENT_PORT_OFFSET
-   * above them (3100-3105); free ports are chosen when omitted.
+   * Fixed API ports (3000-3006 for the demo), and management ports (health, metrics) MANAGEMENT_PORT_OFFSET
+   * above them (3100-3106); free ports are chosen when omitted.
    */
   readonly basePort?: number;
   readonly logDir: string;
@@ -123,6 +125,8 @@ export function stackUrls(stack: Pick<LocalStack, 'services'>): PipelineUrls {
  * (its lines go to the service's log).
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const names = options.services ?? SERVICE_NAMES;
+  checkConsoleApis(names);
   const step = options.onStep ?? (() => undefined);
   let broker: KafkaBrokerHandle | undefined;
   let cluster: KafkaClusterHandle | undefined;
@@ -169,7 +173,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // A fresh one per run (umso_ and 32 random bytes in base64url): no fixed key to leak or reuse.
   const operatorKey = newOperatorKey();
   const services: RunningService[] = [];
-  const names = options.services ?? SERVICE_NAMES;
   for (const [index, name] of names.entries()) {
     const replicas = options.replicas?.[name] ?? 1;
     for (let replica = 1; replica <= replicas; replica++) {
@@ -187,6 +190,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           ...mysqlLogin(options, name),
           ...options.serviceEnv?.[name],
           ...(KEYED_SERVICES.has(name) ? { AUTH_OPERATOR_KEY: operatorKey } : {}),
+          ...(name === 'operator-console' ? consoleEnv(services) : {}),
           HTTP_PORT: String(port),
           HTTP_HOST: '127.0.0.1',
           MANAGEMENT_PORT: String(managementPort),
@@ -241,6 +245,26 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw error;
   }
   return stack;
+}
+
+/** The APIs the operator console passes its calls on to. */
+const CONSOLE_APIS = ['campaign-scheduler', 'webhook-dispatcher'] as const;
+
+/** The console's APIs must be started before it, to know their URLs (SERVICE_NAMES lists it last). */
+function checkConsoleApis(names: readonly ServiceName[]): void {
+  const at = names.indexOf('operator-console');
+  const missing = at < 0 ? [] : CONSOLE_APIS.filter((api) => !names.slice(0, at).includes(api));
+  if (missing.length > 0)
+    throw new Error(`operator-console needs ${missing.join(' and ')} started before it`);
+}
+
+/** The operator console's environment: the URLs of its APIs' first replicas (checkConsoleApis). */
+function consoleEnv(started: readonly RunningService[]): Record<string, string> {
+  const url = (name: ServiceName): string => started.find((candidate) => candidate.name === name)?.url ?? '';
+  return {
+    CONSOLE_SCHEDULER_URL: url('campaign-scheduler'),
+    CONSOLE_DISPATCHER_URL: url('webhook-dispatcher'),
+  };
 }
 
 /** MYSQL_USER and MYSQL_PASSWORD of a service's (or `migrate`'s) own account, if the stack has accounts. */

@@ -7,6 +7,8 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { CredentialsModule } from './credentials/credentials.module';
 import { DeadLettersConfig } from './dead-letters/dead-letters.config';
 import { DeadLettersModule } from './dead-letters/dead-letters.module';
+import { LiveConfig } from './live/live.config';
+import { LiveModule } from './live/live.module';
 import { MessagesModule } from './messages/messages.module';
 import { OptOutsModule } from './opt-outs/opt-outs.module';
 import { RunsModule } from './runs/runs.module';
@@ -35,6 +37,7 @@ import { SweeperModule } from './sweeper/sweeper.module';
         ProviderEndpointsConfig,
         AudienceConfig,
         DeadLettersConfig,
+        LiveConfig,
       ],
       openApi: {
         title: 'UMS campaign API (campaign-scheduler)',
@@ -55,6 +58,7 @@ import { SweeperModule } from './sweeper/sweeper.module';
     SweeperModule,
     SendRequestsModule,
     DeadLettersModule,
+    LiveModule,
   ],
 })
 export class CampaignSchedulerModule {}

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { PlatformModule, ProviderEndpointsConfig, SecretsConfig } from '@ums/platform';
 import { ProvidersConfig } from './providers/providers.config';
 import { ProvidersModule } from './providers/providers.module';
+import { CredentialRateSecondsModule } from './rate-limit/credential-rate-seconds.module';
 import { RateLimitConfig } from './rate-limit/rate-limit.config';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SendingConfig } from './sending/sending.config';
@@ -21,6 +22,7 @@ import { StatusModule } from './status/status.module';
       requestLogs: 'hook',
     }),
     RateLimitModule,
+    CredentialRateSecondsModule,
     ProvidersModule,
     SendingModule,
     StatusModule,

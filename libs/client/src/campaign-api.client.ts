@@ -4,6 +4,7 @@ import { HttpTransport } from './http-transport';
 import { ApiKeysClient, AuditClient, CredentialsClient } from './scheduler/access.client';
 import { AudienceClient, CampaignsClient, RunsClient } from './scheduler/campaigns.client';
 import { DeadLettersClient, MessagesClient, OptOutsClient, SendsClient } from './scheduler/messages.client';
+import { LiveClient, WhoamiClient } from './scheduler/live.client';
 
 /**
  * The campaign API (campaign-scheduler), one group per tag of docs/openapi/campaign-scheduler.json
@@ -21,6 +22,8 @@ export class CampaignApiClient {
   readonly sends: SendsClient;
   readonly optOuts: OptOutsClient;
   readonly deadLetters: DeadLettersClient;
+  readonly whoami: WhoamiClient;
+  readonly live: LiveClient;
   /** The typed transport (openapi-fetch on the document's paths), e.g. for `baseUrl`. */
   readonly transport: HttpTransport<SchedulerPaths>;
 
@@ -40,5 +43,7 @@ export class CampaignApiClient {
     this.sends = new SendsClient(t);
     this.optOuts = new OptOutsClient(t);
     this.deadLetters = new DeadLettersClient(t);
+    this.whoami = new WhoamiClient(t);
+    this.live = new LiveClient(t);
   }
 }

@@ -73,6 +73,7 @@ const SCHEDULER_CALLS: Record<keyof SchedulerOperations, (c: CampaignApiClient) 
   Credentials_list: (c) => c.credentials.list(),
   Credentials_get: (c) => c.credentials.get(P.id),
   Credentials_update: (c) => c.credentials.update(P.id, schedulerBody('Credentials_update')),
+  Credentials_rate: (c) => c.credentials.rate(P.id, { seconds: 60 }),
   Campaigns_create: (c) => c.campaigns.create(schedulerBody('Campaigns_create'), RETRY),
   Campaigns_list: (c) => c.campaigns.list(),
   Campaigns_get: (c) => c.campaigns.get(P.campaignId),
@@ -101,6 +102,9 @@ const SCHEDULER_CALLS: Record<keyof SchedulerOperations, (c: CampaignApiClient) 
   DeadLetters_list: (c) => c.deadLetters.list(),
   DeadLetters_replay: (c) => c.deadLetters.replay(schedulerBody('DeadLetters_replay')),
   DeadLetters_get: (c) => c.deadLetters.get(P.id),
+  Whoami_get: (c) => c.whoami.get(),
+  Live_campaigns: (c) => c.live.campaigns(),
+  Live_run: (c) => c.live.run(P.campaignId, P.runId),
 };
 
 const DISPATCHER_CALLS: Record<keyof DispatcherOperations, (c: DispatcherApiClient) => Promise<unknown>> = {

@@ -25,3 +25,5 @@ export * from './redis/redis-server';
 export * from './tls/test-pki';
 export * from './redis/redis-engines';
 export * from './secure-engine';
+export * from './browser/chromium';
+export * from './browser/screenshot';

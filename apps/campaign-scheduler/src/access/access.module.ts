@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysService } from './api-keys.service';
 import { AuditController } from './audit.controller';
+import { WhoamiController } from './whoami.controller';
 
-/** Who may call the APIs: the tenants' API keys and the audit trail of what callers changed. */
+/** Who may call the APIs: the tenants' API keys, the caller's own principal, and the audit trail. */
 @Module({
-  controllers: [ApiKeysController, AuditController],
+  controllers: [ApiKeysController, AuditController, WhoamiController],
   providers: [ApiKeysService],
 })
 export class AccessModule {}

@@ -10,6 +10,6 @@ import { CampaignsService } from './campaigns.service';
   imports: [RunsModule, SchedulingModule],
   controllers: [CampaignsController],
   providers: [CampaignsRepository, CampaignsService],
-  exports: [CampaignsService],
+  exports: [CampaignsService, CampaignsRepository],
 })
 export class CampaignsModule {}

@@ -166,6 +166,16 @@ export class CampaignsRepository {
     return rows.map(toView);
   }
 
+  /** The newest campaigns first (their ids are ULIDs, in time order), of one tenant or (null) of all. */
+  async listNewest(tenant: TenantFilter, limit: number): Promise<CampaignView[]> {
+    const rows = await selectRows<CampaignRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM campaigns ${tenant === null ? '' : 'WHERE tenant_id = ?'} ORDER BY id DESC LIMIT ?`,
+      tenant === null ? [limit] : [tenant, limit],
+    );
+    return rows.map(toView);
+  }
+
   async audienceSize(id: string): Promise<number> {
     const rows = await selectRows<CountRow>(
       this.dataSource,

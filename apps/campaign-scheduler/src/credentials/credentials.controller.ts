@@ -1,5 +1,13 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { CREDENTIAL_PAGE, CREDENTIAL_VIEW, CredentialErrorCode, HttpErrorCode, Scope } from '@ums/contracts';
+import {
+  CREDENTIAL_PAGE,
+  CREDENTIAL_RATE_VIEW,
+  CREDENTIAL_VIEW,
+  CredentialErrorCode,
+  type CredentialRateView,
+  HttpErrorCode,
+  Scope,
+} from '@ums/contracts';
 import {
   ApiAnswer,
   ApiErrors,
@@ -10,6 +18,8 @@ import {
   requireTenant,
 } from '@ums/platform';
 import { CreateCredentialDto } from './create-credential.dto';
+import { CredentialRateQueryDto } from './credential-rate.dto';
+import { CredentialRateService } from './credential-rate.service';
 import type { CredentialPage, CredentialView } from './credential.view';
 import { CredentialsService } from './credentials.service';
 import { ListCredentialsDto } from './list-credentials.dto';
@@ -22,7 +32,10 @@ import { UpdateCredentialDto } from './update-credential.dto';
  */
 @Controller('v1/credentials')
 export class CredentialsController {
-  constructor(private readonly credentials: CredentialsService) {}
+  constructor(
+    private readonly credentials: CredentialsService,
+    private readonly rates: CredentialRateService,
+  ) {}
 
   /** Created for the principal's tenant (an operator names it with X-Ums-Tenant). */
   @Requires(Scope.CredentialsWrite)
@@ -47,6 +60,22 @@ export class CredentialsController {
   @Get(':id')
   get(@Caller() principal: Principal, @Param('id') id: string): Promise<CredentialView> {
     return this.credentials.get(principal.tenantId, id);
+  }
+
+  /**
+   * What the credential's rate limiter did per second (every sender replica together): the last
+   * `seconds` complete seconds, the newest rate and the congestion events of the last 24 hours.
+   */
+  @Requires(Scope.CredentialsRead)
+  @ApiAnswer(CREDENTIAL_RATE_VIEW)
+  @ApiErrors({ 404: [CredentialErrorCode.NotFound] })
+  @Get(':id/rate')
+  rate(
+    @Caller() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: CredentialRateQueryDto,
+  ): Promise<CredentialRateView> {
+    return this.rates.rate(principal.tenantId, id, query.seconds);
   }
 
   @Requires(Scope.CredentialsWrite)

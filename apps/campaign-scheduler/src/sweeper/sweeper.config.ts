@@ -8,4 +8,11 @@ export class SweeperConfig {
   /** Stale-checkpoint retries of one run before it is FAILED. */
   @Expose() @ToInt() @IsInt() @Min(0) @Max(1_000) RUN_MAX_ATTEMPTS = 5;
   @Expose() @ToInt() @IsInt() @Min(50) @Max(60_000) SWEEPER_TICK_MS = 1_000;
+  /**
+   * How long the rate limiters' per-second figures (`credential_rate_seconds`) are kept: at least an
+   * hour (the longest series the API answers), at most 30 days. Congestion events go back 24 hours at most.
+   */
+  @Expose() @ToInt() @IsInt() @Min(3_600_000) @Max(2_592_000_000) CREDENTIAL_RATE_RETENTION_MS = 86_400_000;
+  /** How often each replica deletes per-second rate figures past their retention. */
+  @Expose() @ToInt() @IsInt() @Min(1_000) @Max(3_600_000) CREDENTIAL_RATE_PRUNE_TICK_MS = 60_000;
 }

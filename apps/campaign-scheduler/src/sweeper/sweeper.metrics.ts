@@ -10,6 +10,7 @@ export class SweeperMetrics {
   readonly failures: Counter;
   readonly completed: Counter;
   readonly tickErrors: Counter;
+  readonly credentialRatesPruned: Counter;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -38,6 +39,11 @@ export class SweeperMetrics {
     this.tickErrors = new Counter({
       name: 'ums_sweeper_tick_errors_total',
       help: 'Sweeper ticks that failed (retried on the next tick)',
+      registers,
+    });
+    this.credentialRatesPruned = new Counter({
+      name: 'ums_credential_rate_seconds_pruned_total',
+      help: 'Per-second rate-limiter rows (credential_rate_seconds) deleted past CREDENTIAL_RATE_RETENTION_MS',
       registers,
     });
   }

@@ -22,6 +22,18 @@ describe('RateLimitConfig', () => {
     expect(() => rateLimitConfigOf('')).toThrow('RATE_LIMIT_KEY_PREFIX');
   });
 
+  it('reads how many seconds of per-second figures a replica holds unwritten, refusing 0 and non-integers', () => {
+    expect(loadConfig(RateLimitConfig, {}).RATE_LIMIT_SECONDS_MAX_PENDING).toBe(600);
+    expect(
+      loadConfig(RateLimitConfig, { RATE_LIMIT_SECONDS_MAX_PENDING: '30' }).RATE_LIMIT_SECONDS_MAX_PENDING,
+    ).toBe(30);
+    for (const bad of ['0', '1.5', 'many', '86401']) {
+      expect(() => loadConfig(RateLimitConfig, { RATE_LIMIT_SECONDS_MAX_PENDING: bad })).toThrow(
+        'RATE_LIMIT_SECONDS_MAX_PENDING',
+      );
+    }
+  });
+
   it('builds a config in code with some tuning values replaced and the others kept', () => {
     const config = rateLimitConfigOf('t:', { burstMs: 250, aimd: { intervalMs: 200, start: 'floor' } });
     expect(config.RATE_LIMIT_KEY_PREFIX).toBe('t:');

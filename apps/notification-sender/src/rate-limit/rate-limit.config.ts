@@ -1,6 +1,6 @@
 import { Expose } from 'class-transformer';
-import { Matches } from 'class-validator';
-import { loadConfig } from '@ums/platform';
+import { IsInt, Matches, Max, Min } from 'class-validator';
+import { loadConfig, ToInt } from '@ums/platform';
 import {
   RATE_LIMIT_TUNING,
   rateLimitTuning,
@@ -16,6 +16,11 @@ export class RateLimitConfig {
     message: 'RATE_LIMIT_KEY_PREFIX must be 1-64 of A-Z a-z 0-9 : _ . { } -',
   })
   RATE_LIMIT_KEY_PREFIX = 'ums:rl:';
+  /**
+   * Seconds of per-credential figures (`credential_rate_seconds`) one replica holds while MySQL does not
+   * take them; past that the oldest seconds are dropped (`ums_rate_limit_seconds_dropped_total`).
+   */
+  @Expose() @ToInt() @IsInt() @Min(1) @Max(86_400) RATE_LIMIT_SECONDS_MAX_PENDING = 600;
   /**
    * The algorithm's settings: the typed constants of rate-limit.tuning.ts, never read from the
    * environment (the field is not exposed). Code that builds the limiter itself (tests) passes its

@@ -12,6 +12,8 @@ export class RateLimitMetrics {
   readonly stateReseeded: Counter<'credential'>;
   readonly waitSeconds: Histogram<'lane'>;
   readonly waiting: Gauge<'lane'>;
+  readonly secondsFlushFailures: Counter;
+  readonly secondsDropped: Counter;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -62,6 +64,16 @@ export class RateLimitMetrics {
       name: 'ums_rate_limit_waiting',
       help: 'Callers of this process waiting for tokens',
       labelNames: ['lane'],
+      registers,
+    });
+    this.secondsFlushFailures = new Counter({
+      name: 'ums_rate_limit_seconds_flush_failures_total',
+      help: 'Writes of the per-second rate-limiter figures (credential_rate_seconds) that failed; kept and retried',
+      registers,
+    });
+    this.secondsDropped = new Counter({
+      name: 'ums_rate_limit_seconds_dropped_total',
+      help: 'Per-second rate-limiter rows (credential, second) never written: held past RATE_LIMIT_SECONDS_MAX_PENDING seconds, or unwritten at shutdown',
       registers,
     });
   }

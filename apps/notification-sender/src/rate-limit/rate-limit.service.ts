@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { type AimdParams, type AimdStep, decideAimd, groupedTokenSlots, seedRate } from '@ums/domain';
 import { InvalidInputError, UnavailableError } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { RateLimitErrorCode } from '@ums/contracts';
+import { CredentialRateSecondsAccumulator } from './credential-rate-seconds.accumulator';
 import { RateLimitConfig } from './rate-limit.config';
 import { RateLimitMetrics } from './rate-limit.metrics';
 import {
@@ -106,6 +107,8 @@ export class RateLimitService {
     private readonly config: RateLimitConfig,
     private readonly metrics: RateLimitMetrics,
     private readonly logger: PinoLogger,
+    /** Per-second figures for `credential_rate_seconds` (none where the limiter is built without them). */
+    @Optional() private readonly seconds?: CredentialRateSecondsAccumulator,
   ) {
     this.logger.setContext(RateLimitService.name);
     const ttlMs = config.tuning.keyTtlMs;
@@ -140,6 +143,7 @@ export class RateLimitService {
     );
     this.noteStateSeen(request.credentialId, grant.fresh && stateLost, grant.rate);
     this.metrics.rate.set({ credential: request.credentialId }, grant.rate);
+    this.seconds?.granted(request, grant.granted, grant.rate);
     if (grant.granted > 0) {
       this.metrics.tokensGranted.inc({ credential: request.credentialId, lane: request.lane }, grant.granted);
     }
@@ -280,12 +284,16 @@ export class RateLimitService {
       this.metrics.congestionEvents.inc({ credential: credentialId, kind: 'server_error' }, errors5xx);
     if (timeouts > 0)
       this.metrics.congestionEvents.inc({ credential: credentialId, kind: 'timeout' }, timeouts);
+    // What the provider answered counts whether or not Redis takes the report.
+    this.seconds?.reported(credential, outcome);
     const seen = await this.repository.report(credential, outcome);
     if (seen === undefined) return undefined;
+    this.seconds?.rate(credential, seen.state.rate);
     const step = decideAimd(seen.state, seen.window, seen.nowMs, this.aimdParams(seen.ceiling, seen.floor));
     if (step.action === 'hold') return { step, applied: false };
     const applied = await this.repository.applyAimd(credential, seen, step.rate, step.action === 'decrease');
     if (!applied) return { step, applied };
+    this.seconds?.rate(credential, step.rate, step.action === 'decrease');
     this.metrics.rate.set({ credential: credentialId }, step.rate);
     if (step.action === 'decrease') {
       this.metrics.rateChanges.inc({ credential: credentialId, step: 'decrease' });

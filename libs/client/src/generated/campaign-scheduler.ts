@@ -58,6 +58,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs a valid credential, no scope: it answers only what the caller's own credential says, never a secret. */
+        get: operations["Whoami_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/credentials": {
         parameters: {
             query?: never;
@@ -92,6 +109,23 @@ export interface paths {
         head?: never;
         /** @description Needs the `credentials:write` scope. */
         patch: operations["Credentials_update"];
+        trace?: never;
+    };
+    "/v1/credentials/{id}/rate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `credentials:read` scope. */
+        get: operations["Credentials_rate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/campaigns": {
@@ -522,6 +556,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/live/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `campaigns:read` scope. */
+        get: operations["Live_campaigns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/live/campaigns/{campaignId}/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `campaigns:read` scope. */
+        get: operations["Live_run"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -747,6 +815,48 @@ export interface components {
             items: components["schemas"]["CredentialView"][];
             nextAfter: string | null;
         };
+        /** @description What a credential's rate limiter did per second, summed over every sender replica: the AIMD rate, tokens (messages) granted, the provider answers per provider request (as AIMD counts them: a bulk request is one) and the AIMD decreases. */
+        CredentialRateView: {
+            credentialId: string;
+            rateCeilingPerSec: number;
+            rateFloorPerSec: number;
+            /** @description The newest second recorded and its rate. */
+            current: {
+                /** @description AIMD rate, messages per second. */
+                rate: number;
+                /** Format: date-time */
+                at: string;
+            } | null;
+            /** @description The seconds asked for that have figures, oldest first; a second without any has no entry. */
+            series: {
+                /** Format: date-time */
+                at: string;
+                /** @description AIMD rate, messages per second. */
+                rate: number;
+                /** @description Provider answers that asked to slow down (429 or its equivalent). */
+                congested: number;
+                errors5xx: number;
+                timeouts: number;
+                /** @description AIMD decreases applied in the second. */
+                decreases: number;
+                /** @description Tokens (messages) granted. */
+                granted: number;
+                accepted: number;
+            }[];
+            /** @description Seconds of the last 24 hours with an AIMD decrease, newest first, at most 50. */
+            congestionEvents: {
+                /** Format: date-time */
+                at: string;
+                /** @description AIMD rate, messages per second. */
+                rate: number;
+                /** @description Provider answers that asked to slow down (429 or its equivalent). */
+                congested: number;
+                errors5xx: number;
+                timeouts: number;
+                /** @description AIMD decreases applied in the second. */
+                decreases: number;
+            }[];
+        };
         /** @description A provider account: never the secret, only whether one is stored. */
         CredentialView: {
             id: string;
@@ -857,6 +967,50 @@ export interface components {
         /** InlineImportDto */
         InlineImportDto: {
             recipients: components["schemas"]["RecipientV1"][];
+        };
+        /** @description A campaign as `GET /v1/campaigns` shows it, with its latest run (null before its first). */
+        LiveCampaignItem: {
+            id: string;
+            tenantId: string;
+            name: string;
+            /** @enum {string} */
+            channel: "whatsapp" | "sms" | "email";
+            credentialId: string;
+            template: components["schemas"]["MessageContent"];
+            defaultCountry: string | null;
+            schedule: {
+                /** @enum {string} */
+                kind: "now" | "at" | "cron";
+                /** Format: date-time */
+                at: string | null;
+                cron: string | null;
+                timeZone: string;
+            };
+            /** Format: date-time */
+            nextFireAt: string | null;
+            /** @enum {string} */
+            state: "DRAFT" | "ACTIVE" | "PAUSED" | "STOPPED" | "COMPLETED" | "ARCHIVED";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            latestRun: components["schemas"]["LiveRunSummary"] | null;
+        };
+        /** @description `event: campaigns`, once a second: the caller's campaigns, newest first (at most 50), each with its latest run. */
+        LiveCampaignsFrame: {
+            /**
+             * Format: date-time
+             * @description The second the frame was taken.
+             */
+            at: string;
+            campaigns: components["schemas"]["LiveCampaignItem"][];
+        };
+        /** @description A campaign's latest run: its state and progress counters. */
+        LiveRunSummary: {
+            id: string;
+            /** @enum {string} */
+            state: "PENDING" | "SCHEDULED" | "RUNNING" | "PAUSED" | "COMPLETED" | "STOPPED" | "FAILED";
+            counters: components["schemas"]["RunCounters"];
         };
         /** @description What is sent: text with `{{variables}}`, or a provider template with positional parameters. */
         MessageContent: {
@@ -1047,6 +1201,34 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description What the run's credential's rate limiter did in its last complete second, all sender replicas together. */
+        RunRateSecond: {
+            /** @description The AIMD rate (messages per second) the second ended at. */
+            rate: number;
+            accepted: number;
+            /** @description The provider's 429s (or its equivalent). */
+            congested: number;
+            errors5xx: number;
+            timeouts: number;
+            /** @description AIMD decreases (congestion events). */
+            decreases: number;
+        };
+        /** @description `event: sample`, once a second: the run's state, cumulative counters, and its credential's last complete second. */
+        RunSample: {
+            /**
+             * Format: date-time
+             * @description The second the sample was taken.
+             */
+            at: string;
+            /** @enum {string} */
+            state: "PENDING" | "SCHEDULED" | "RUNNING" | "PAUSED" | "COMPLETED" | "STOPPED" | "FAILED";
+            counters: components["schemas"]["RunCounters"];
+            rate: components["schemas"]["RunRateSecond"] | null;
+        };
+        /** @description `event: history`, first on a run's stream: the samples the service kept of the run, oldest first (up to 15 min). */
+        RunSampleHistory: {
+            samples: components["schemas"]["RunSample"][];
+        };
         /** @description A run: state, checkpoint and progress counters. */
         RunView: {
             id: string;
@@ -1115,8 +1297,32 @@ export interface components {
             /** Format: uri */
             url: string;
         };
+        /** @description The calling principal: what its credential is, which tenant it acts for, and its scopes. */
+        WhoamiView: {
+            /** @enum {string} */
+            kind: "api-key" | "operator" | "jwt";
+            /** @description The key id (`key_...`), `operator`, or the JWT subject. */
+            id: string;
+            /** @description The tenant the call acts for; null for the operator acting across tenants (no X-Ums-Tenant). */
+            tenantId: string | null;
+            scopes: ("campaigns:read" | "campaigns:write" | "credentials:read" | "credentials:write" | "messages:read" | "messages:send" | "opt-outs:read" | "opt-outs:write" | "subscribers:read" | "subscribers:write" | "dead-letters:admin" | "api-keys:read" | "api-keys:write" | "audit:read")[];
+        };
     };
     responses: {
+        /** @description Bad request: `TENANT_INVALID`. */
+        "400_TENANT_INVALID": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "TENANT_INVALID";
+                    };
+                };
+            };
+        };
         /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
         "400_TENANT_INVALID_and_1_more_4d9b6078": {
             headers: {
@@ -1133,6 +1339,20 @@ export interface components {
         };
         /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
         "400_TENANT_INVALID_and_1_more_51054b55": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "TENANT_INVALID" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+        };
+        /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
+        "400_TENANT_INVALID_and_1_more_57de498e": {
             headers: {
                 [name: string]: unknown;
             };
@@ -1496,6 +1716,20 @@ export interface components {
                 };
             };
         };
+        /** @description Too many requests: `LIVE_PROCESS_LIMIT_REACHED`, `LIVE_PRINCIPAL_LIMIT_REACHED`. */
+        "429_LIVE_PROCESS_LIMIT_REACHED_and_1_more": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "LIVE_PROCESS_LIMIT_REACHED" | "LIVE_PRINCIPAL_LIMIT_REACHED";
+                    };
+                };
+            };
+        };
         /** @description Service unavailable: `AUTH_JWKS_UNAVAILABLE`, `DEPENDENCY_UNAVAILABLE`. */
         "503_AUTH_JWKS_UNAVAILABLE_and_1_more": {
             headers: {
@@ -1848,6 +2082,57 @@ export interface operations {
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
         };
     };
+    Whoami_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "kind": "api-key",
+                     *       "id": "key_01JD6W8Q4M3T7Y2B5N9C0XKZ1A",
+                     *       "tenantId": "acme",
+                     *       "scopes": [
+                     *         "campaigns:read",
+                     *         "messages:send"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WhoamiView"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            /** @description Forbidden: `AUTH_TENANT_HEADER_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "AUTH_TENANT_HEADER_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
     Credentials_list: {
         parameters: {
             query?: {
@@ -2034,20 +2319,7 @@ export interface operations {
                     "application/json": components["schemas"]["CredentialView"];
                 };
             };
-            /** @description Bad request: `TENANT_INVALID`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "TENANT_INVALID";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["400_TENANT_INVALID"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
             403: components["responses"]["403_AUTH_SCOPE_MISSING_credentials.read_and_1_more"];
             404: components["responses"]["404_CREDENTIAL_NOT_FOUND"];
@@ -2127,6 +2399,81 @@ export interface operations {
             404: components["responses"]["404_CREDENTIAL_NOT_FOUND"];
             413: components["responses"]["413_HTTP_413"];
             415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Credentials_rate: {
+        parameters: {
+            query?: {
+                seconds?: number;
+            };
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
+                     *       "rateCeilingPerSec": 100,
+                     *       "rateFloorPerSec": 5,
+                     *       "current": {
+                     *         "rate": 47.5,
+                     *         "at": "2026-11-24T10:00:02.000Z"
+                     *       },
+                     *       "series": [
+                     *         {
+                     *           "at": "2026-11-24T10:00:01.000Z",
+                     *           "rate": 95,
+                     *           "granted": 95,
+                     *           "accepted": 80,
+                     *           "congested": 12,
+                     *           "errors5xx": 0,
+                     *           "timeouts": 0,
+                     *           "decreases": 1
+                     *         },
+                     *         {
+                     *           "at": "2026-11-24T10:00:02.000Z",
+                     *           "rate": 47.5,
+                     *           "granted": 48,
+                     *           "accepted": 48,
+                     *           "congested": 0,
+                     *           "errors5xx": 0,
+                     *           "timeouts": 0,
+                     *           "decreases": 0
+                     *         }
+                     *       ],
+                     *       "congestionEvents": [
+                     *         {
+                     *           "at": "2026-11-24T10:00:01.000Z",
+                     *           "rate": 95,
+                     *           "congested": 12,
+                     *           "errors5xx": 0,
+                     *           "timeouts": 0,
+                     *           "decreases": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredentialRateView"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_51054b55"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_credentials.read_and_1_more"];
+            404: components["responses"]["404_CREDENTIAL_NOT_FOUND"];
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
         };
     };
@@ -2622,20 +2969,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunView"];
                 };
             };
-            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "TENANT_INVALID" | "VALIDATION_FAILED";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_57de498e"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
             403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
             404: components["responses"]["404_RUN_NOT_FOUND"];
@@ -4076,6 +4410,81 @@ export interface operations {
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
             403: components["responses"]["403_AUTH_SCOPE_MISSING_dead-letters.admin_and_1_more"];
             404: components["responses"]["404_DEAD_LETTER_NOT_FOUND"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Live_campaigns: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `event: campaigns` each second: the caller's newest campaigns (the first page of `GET /v1/campaigns`, newest first) with each one's latest run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: campaigns
+                     *     data: {"at":"2026-12-01T08:01:00.000Z","campaigns":[{"id":"cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1","tenantId":"acme","name":"December newsletter","channel":"sms","credentialId":"cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B","template":{"text":"Hello {{name}}, your order {{order}} has shipped."},"defaultCountry":"DE","schedule":{"kind":"at","at":"2026-12-01T08:00:00.000Z","cron":null,"timeZone":"Europe/Berlin"},"nextFireAt":"2026-12-01T08:00:00.000Z","state":"ACTIVE","createdAt":"2026-11-24T10:00:00.000Z","updatedAt":"2026-11-24T10:05:00.000Z","latestRun":{"id":"81","state":"RUNNING","counters":{"total":1000,"pending":0,"sending":0,"sent":120,"delivered":840,"read":25,"failed":10,"unknown":3,"skipped":2}}}]}
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
+            429: components["responses"]["429_LIVE_PROCESS_LIMIT_REACHED_and_1_more"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Live_run: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                campaignId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `event: history` first (the samples the service kept, up to 15 min, oldest first), then `event: sample` each second: the run's state, cumulative counters and its credential's last complete second */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: history
+                     *     data: {"samples":[{"at":"2026-12-01T08:01:00.000Z","state":"RUNNING","counters":{"total":1000,"pending":0,"sending":0,"sent":120,"delivered":840,"read":25,"failed":10,"unknown":3,"skipped":2},"rate":{"rate":42.5,"accepted":42,"congested":1,"errors5xx":0,"timeouts":0,"decreases":1}}]}
+                     *
+                     *     event: sample
+                     *     data: {"at":"2026-12-01T08:01:00.000Z","state":"RUNNING","counters":{"total":1000,"pending":0,"sending":0,"sent":120,"delivered":840,"read":25,"failed":10,"unknown":3,"skipped":2},"rate":{"rate":42.5,"accepted":42,"congested":1,"errors5xx":0,"timeouts":0,"decreases":1}}
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_57de498e"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
+            404: components["responses"]["404_RUN_NOT_FOUND"];
+            429: components["responses"]["429_LIVE_PROCESS_LIMIT_REACHED_and_1_more"];
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
         };
     };

@@ -60,4 +60,10 @@ export class CredentialsClient {
     const params = { path: { id } };
     return this.t.data(this.t.http.PATCH('/v1/credentials/{id}', { ...this.t.json(), params, body }));
   }
+
+  /** `GET /v1/credentials/{id}/rate`: its rate limiter per second, the newest rate and congestion events. */
+  rate(id: string, query: QueryOf<Op['Credentials_rate']> = {}) {
+    const params = { path: { id }, query };
+    return this.t.data(this.t.http.GET('/v1/credentials/{id}/rate', { ...this.t.json(), params }));
+  }
 }

@@ -45,7 +45,8 @@ const CAMPAIGN_EXAMPLE: CampaignView = {
   updatedAt: '2026-11-24T10:05:00.000Z',
 };
 
-const campaignProperties = {
+/** The fields of a campaign view, for the views that show a campaign with more (detail, live list). */
+export const CAMPAIGN_PROPERTIES = {
   id: STRING,
   tenantId: STRING,
   name: STRING,
@@ -71,7 +72,7 @@ const campaignProperties = {
 
 export const CAMPAIGN_VIEW = viewSchema<CampaignView>('CampaignView', {
   description: 'A campaign.',
-  properties: campaignProperties,
+  properties: CAMPAIGN_PROPERTIES,
   example: CAMPAIGN_EXAMPLE,
   uses: [MESSAGE_CONTENT],
 });
@@ -79,7 +80,7 @@ export const CAMPAIGN_VIEW = viewSchema<CampaignView>('CampaignView', {
 export const CAMPAIGN_DETAIL_VIEW = viewSchema<CampaignDetailView>('CampaignDetailView', {
   description: 'A campaign with its audience size and its latest runs (newest first, at most 20).',
   properties: {
-    ...campaignProperties,
+    ...CAMPAIGN_PROPERTIES,
     audienceSize: INTEGER,
     runs: arrayOf(viewRef(RUN_VIEW)),
   },

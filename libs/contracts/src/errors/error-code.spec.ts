@@ -7,8 +7,10 @@ import * as credential from './credential-error-code.enum';
 import * as deadLetter from './dead-letter-error-code.enum';
 import { describeFailure } from './describe-failure';
 import { ERROR_CODE_AREAS, isErrorCode } from './error-code';
+import * as gateway from './gateway-error-code.enum';
 import * as http from './http-error-code.enum';
 import * as idempotency from './idempotency-error-code.enum';
+import * as live from './live-error-code.enum';
 import * as handling from './message-handling-error-code.enum';
 import * as optOut from './opt-out-error-code.enum';
 import * as rateLimit from './rate-limit-error-code.enum';
@@ -27,9 +29,11 @@ const ENUMS: ReadonlyMap<string, object> = new Map(
     campaign,
     credential,
     deadLetter,
+    gateway,
     http,
     idempotency,
     handling,
+    live,
     optOut,
     rateLimit,
     run,

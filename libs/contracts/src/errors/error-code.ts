@@ -5,8 +5,10 @@ import { CallbackErrorCode } from './callback-error-code.enum';
 import { CampaignErrorCode } from './campaign-error-code.enum';
 import { CredentialErrorCode } from './credential-error-code.enum';
 import { DeadLetterErrorCode } from './dead-letter-error-code.enum';
+import { GatewayErrorCode } from './gateway-error-code.enum';
 import { HttpErrorCode } from './http-error-code.enum';
 import { IdempotencyErrorCode } from './idempotency-error-code.enum';
+import { LiveErrorCode } from './live-error-code.enum';
 import { DecodeErrorCode, MessageHandlingErrorCode } from './message-handling-error-code.enum';
 import { OptOutErrorCode } from './opt-out-error-code.enum';
 import { RateLimitErrorCode } from './rate-limit-error-code.enum';
@@ -37,6 +39,7 @@ export type ErrorCode =
   | SubscriberErrorCode
   | DeliveryErrorCode
   | CallbackErrorCode
+  | GatewayErrorCode
   | ConfigErrorCode
   | KafkaErrorCode
   | MysqlErrorCode
@@ -45,7 +48,8 @@ export type ErrorCode =
   | DecodeErrorCode
   | MessageHandlingErrorCode
   | SendOutcomeCode
-  | RateLimitErrorCode;
+  | RateLimitErrorCode
+  | LiveErrorCode;
 
 /**
  * A dead letter's `errorCode`: why the platform gave up on a record (it did not decode, retries ran
@@ -83,6 +87,7 @@ export const ERROR_CODE_AREAS: readonly ErrorCodeArea[] = [
   { area: 'Subscribers', name: 'SubscriberErrorCode', codes: SubscriberErrorCode, prefix: 'SUBSCRIBER_' },
   { area: 'Webhook deliveries', name: 'DeliveryErrorCode', codes: DeliveryErrorCode },
   { area: 'Provider callbacks', name: 'CallbackErrorCode', codes: CallbackErrorCode },
+  { area: 'Operator console', name: 'GatewayErrorCode', codes: GatewayErrorCode, prefix: 'UPSTREAM_' },
   { area: 'Configuration', name: 'ConfigErrorCode', codes: ConfigErrorCode, prefix: 'CONFIG_' },
   { area: 'Kafka', name: 'KafkaErrorCode', codes: KafkaErrorCode, prefix: 'KAFKA_' },
   { area: 'MySQL', name: 'MysqlErrorCode', codes: MysqlErrorCode, prefix: 'MYSQL_' },
@@ -92,6 +97,7 @@ export const ERROR_CODE_AREAS: readonly ErrorCodeArea[] = [
   { area: 'Kafka message handling', name: 'MessageHandlingErrorCode', codes: MessageHandlingErrorCode },
   { area: 'Send outcomes', name: 'SendOutcomeCode', codes: SendOutcomeCode },
   { area: 'Rate limiting', name: 'RateLimitErrorCode', codes: RateLimitErrorCode, prefix: 'RATE_LIMIT_' },
+  { area: 'Live streams', name: 'LiveErrorCode', codes: LiveErrorCode, prefix: 'LIVE_' },
 ];
 
 const ALL_CODES = new Set<string>(ERROR_CODE_AREAS.flatMap((a) => Object.values(a.codes)));

@@ -36,11 +36,11 @@ const DML: readonly MysqlPrivilege[] = ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
 
 export const MYSQL_SERVICE_GRANTS: Readonly<Record<MysqlServiceUser, MysqlAccount>> = {
   // API keys, audit trail, campaigns, audiences, runs, messages, opt-outs, dead letters (deletes after replay),
-  // idempotency keys (deletes released and expired ones).
+  // idempotency keys (deletes released and expired ones), per-second rate figures (deletes them past retention).
   ums_scheduler: { service: 'campaign-scheduler', grants: [{ privileges: DML }] },
   // Reads audiences and campaigns, writes runs and messages; never deletes.
   ums_expander: { service: 'batch-expander', grants: [{ privileges: ['SELECT', 'INSERT', 'UPDATE'] }] },
-  // Claims, statuses, counters, opt-outs; deletes folded counter deltas, processed events, finished batches and
+  // Claims, statuses, counters, opt-outs, per-second rate figures; deletes folded counter deltas, processed events, finished batches and
   // opt-outs lifted by an opt-in keyword.
   ums_sender: { service: 'notification-sender', grants: [{ privileges: DML }] },
   // Reads credentials to verify callbacks; writes nothing (it publishes to Kafka).

@@ -14,9 +14,9 @@ interface GuardedRequest extends AuthenticatedRequest {
 }
 
 /**
- * The one gate of every HTTP route: public routes pass, the others need a principal (401 without one)
- * holding the route's scope (403 without it). Start-up (RouteAuthCheck) makes sure every route says
- * which it is.
+ * The one gate of every HTTP route: public routes pass, the others need a principal (401 without one);
+ * `@Authenticated` routes take any principal, `@Requires` routes one holding their scope (403 without
+ * it). Start-up (RouteAuthCheck) makes sure every route says which it is.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -42,6 +42,7 @@ export class AuthGuard implements CanActivate {
       single(request.headers[TENANT_HEADER]),
     );
     request.principal = principal;
+    if (rule.kind === 'authenticated') return true;
     if (!principal.scopes.has(rule.scope)) {
       await this.audit?.recordDenied(context, principal, AuthErrorCode.ScopeMissing);
       throw new ForbiddenError(AuthErrorCode.ScopeMissing, `This route needs the ${rule.scope} scope`, {

@@ -1,9 +1,9 @@
 import { Controller, Get, Post } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { Scope } from '@ums/contracts';
-import { Public, Requires } from './auth.decorators';
+import { Authenticated, Public, Requires } from './auth.decorators';
 import type { PrincipalResolver } from './principal-resolver.service';
-import { declaredRoutes, RouteAuthCheck } from './route-auth.check';
+import { declaredRoutes, protectionOf, RouteAuthCheck } from './route-auth.check';
 
 @Controller('v1/things')
 class DeclaredController {
@@ -16,6 +16,12 @@ class DeclaredController {
   @Public('a probe')
   @Post('ping')
   ping(): string {
+    return 'x';
+  }
+
+  @Authenticated('answers only what the credential says of itself')
+  @Get('mine/self')
+  self(): string {
     return 'x';
   }
 
@@ -68,6 +74,11 @@ describe('route auth declarations', () => {
         auth: { kind: 'public', reason: 'a probe' },
       },
       {
+        route: 'GET /v1/things/mine/self',
+        handler: 'DeclaredController.self',
+        auth: { kind: 'authenticated', reason: 'answers only what the credential says of itself' },
+      },
+      {
         route: 'POST /v1/scoped',
         handler: 'ClassScopedController.create',
         auth: { kind: 'scope', scope: Scope.CampaignsWrite },
@@ -78,14 +89,22 @@ describe('route auth declarations', () => {
   it('refuses to start with a route that declares nothing, naming it', () => {
     const resolver = {} as PrincipalResolver;
     expect(() => check([DeclaredController, ForgottenController], resolver).onModuleInit()).toThrow(
-      'Routes without @Requires(scope) or @Public(reason): POST /v1/forgotten/:id (ForgottenController.change)',
+      'Routes without @Requires(scope), @Authenticated(reason) or @Public(reason): POST /v1/forgotten/:id (ForgottenController.change)',
     );
     expect(() => check([DeclaredController, ClassScopedController], resolver).onModuleInit()).not.toThrow();
   });
 
-  it('refuses scoped routes in a service that cannot resolve principals', () => {
+  it('refuses scoped and authenticated routes in a service that cannot resolve principals', () => {
     expect(() => check([DeclaredController], undefined).onModuleInit()).toThrow(
-      /without API authentication: GET \/v1\/things\/:id/,
+      /without API authentication: GET \/v1\/things\/:id, GET \/v1\/things\/mine\/self$/,
     );
+  });
+
+  it('names each route by its scope, `authenticated` or `public`', () => {
+    expect(declaredRoutes([DeclaredController]).map((r) => protectionOf(r.auth))).toEqual([
+      Scope.CampaignsRead,
+      'public',
+      'authenticated',
+    ]);
   });
 });

@@ -12,9 +12,9 @@ export interface DeclaredRoute {
 }
 
 /**
- * Refuses to start a service with a route that does not say how it is protected (`@Requires` or
- * `@Public`), or with scoped routes where no principal can be resolved (a service without the API
- * module). A route cannot be added unprotected by forgetting.
+ * Refuses to start a service with a route that does not say how it is protected (`@Requires`,
+ * `@Authenticated` or `@Public`), or with routes needing a principal where none can be resolved (a
+ * service without the API module). A route cannot be added unprotected by forgetting.
  */
 @Injectable()
 export class RouteAuthCheck implements OnModuleInit {
@@ -32,19 +32,21 @@ export class RouteAuthCheck implements OnModuleInit {
     const undeclared = routes.filter((r) => r.auth === undefined);
     if (undeclared.length > 0) {
       throw new Error(
-        `Routes without @Requires(scope) or @Public(reason): ${undeclared.map((r) => `${r.route} (${r.handler})`).join(', ')}`,
+        `Routes without @Requires(scope), @Authenticated(reason) or @Public(reason): ${undeclared.map((r) => `${r.route} (${r.handler})`).join(', ')}`,
       );
     }
-    const scoped = routes.filter((r) => r.auth?.kind === 'scope');
-    if (scoped.length > 0 && this.resolver === undefined) {
+    const guarded = routes.filter((r) => r.auth?.kind !== 'public');
+    if (guarded.length > 0 && this.resolver === undefined) {
       throw new Error(
-        `Scoped routes in a service without API authentication: ${scoped.map((r) => r.route).join(', ')}`,
+        `Scoped or authenticated routes in a service without API authentication: ${guarded.map((r) => r.route).join(', ')}`,
       );
     }
-    // One line naming every route and its protection: what an operator (and the access matrix test) reads.
+    const scoped = guarded.filter((r) => r.auth?.kind === 'scope').length;
+    // One line naming every route and its protection (its scope, `authenticated` or `public`): what an
+    // operator (and the access matrix test) reads.
     this.logger.log(
-      { routes: routes.map((r) => `${r.route} ${r.auth?.kind === 'scope' ? r.auth.scope : 'public'}`) },
-      `${routes.length} routes: ${scoped.length} need a scope, ${routes.length - scoped.length} public`,
+      { routes: routes.map((r) => `${r.route} ${protectionOf(r.auth)}`) },
+      `${routes.length} routes: ${scoped} need a scope, ${guarded.length - scoped} any credential, ${routes.length - guarded.length} public`,
     );
   }
 
@@ -56,6 +58,12 @@ export class RouteAuthCheck implements OnModuleInit {
       .filter((type): type is ControllerType => typeof type === 'function');
     return declaredRoutes(types, this.reflector, this.scanner);
   }
+}
+
+/** How the start-up line names a route's protection: its scope, `authenticated` or `public`. */
+export function protectionOf(auth: RouteAuth | undefined): string {
+  if (auth?.kind === 'scope') return auth.scope;
+  return auth?.kind ?? 'undeclared';
 }
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- controller classes of any shape

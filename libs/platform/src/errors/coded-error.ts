@@ -1,7 +1,7 @@
 import { type ErrorCode, HttpErrorCode } from '@ums/contracts';
 
 /**
- * What kind of failure an error is. Edges map it to a status (HTTP 400/404/409/422/503, or a
+ * What kind of failure an error is. Edges map it to a status (HTTP 400/404/409/422/429/503, or a
  * dead letter versus a retry for Kafka); domain and service code never speak HTTP.
  */
 export enum ErrorKind {
@@ -13,6 +13,8 @@ export enum ErrorKind {
   /** Well-formed, but not acceptable as it stands (an idempotency key reused with another body). */
   Unprocessable = 'unprocessable',
   TooLarge = 'too-large',
+  /** The caller holds as much of a limited resource as it may (HTTP 429): release some, then retry. */
+  TooMany = 'too-many',
   Unavailable = 'unavailable',
   Internal = 'internal',
 }
@@ -92,6 +94,11 @@ export class UnprocessableError<C extends string = ErrorCode> extends CodedError
 
 export class TooLargeError<C extends string = ErrorCode> extends CodedError<C> {
   override readonly kind = ErrorKind.TooLarge;
+}
+
+/** The caller (or every caller together) holds as much of a limited resource as allowed (HTTP 429). */
+export class TooManyError<C extends string = ErrorCode> extends CodedError<C> {
+  override readonly kind = ErrorKind.TooMany;
 }
 
 /** A dependency is down; the caller should retry later. */

@@ -22,6 +22,7 @@ const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = {
   [ErrorKind.Conflict]: 409,
   [ErrorKind.Unprocessable]: 422,
   [ErrorKind.TooLarge]: 413,
+  [ErrorKind.TooMany]: 429,
   [ErrorKind.Unavailable]: 503,
   [ErrorKind.Internal]: 500,
 };

@@ -57,6 +57,31 @@ describe('serializeRequest', () => {
     });
     expect(JSON.stringify(line)).not.toContain('v3r1fy');
   });
+
+  it('leaves the client out, without reading it, once the connection is gone', () => {
+    const gone = (): never => {
+      throw new TypeError("Cannot read properties of null (reading 'remoteAddress')");
+    };
+    const line = serializeRequest({
+      method: 'POST',
+      url: '/api/scheduler/v1/campaigns',
+      headers: { 'content-type': 'application/json' },
+      // A Fastify request logged after its answer closed the connection: ip and protocol would throw.
+      raw: { socket: null },
+      get ip(): string {
+        return gone();
+      },
+      get protocol(): string {
+        return gone();
+      },
+    });
+    expect(line).toMatchObject({
+      method: 'POST',
+      url: '/api/scheduler/v1/campaigns',
+      remoteAddress: undefined,
+    });
+    expect(line).not.toHaveProperty('ip');
+  });
 });
 
 describe('redactUrl', () => {

@@ -80,8 +80,10 @@ export function serializeRequest(req: RequestLike): LoggedRequest {
     headers: allowedHeaders(req.headers ?? {}),
     remoteAddress: socket?.remoteAddress,
     remotePort: socket?.remotePort,
-    ...(typeof req.ip === 'string' ? { ip: req.ip } : {}),
-    ...(typeof req.protocol === 'string' ? { protocol: req.protocol } : {}),
+    // A Fastify request reads both from its socket, and throws once the connection is gone (a request
+    // whose answer closed it is logged after that).
+    ...(socket != null && typeof req.ip === 'string' ? { ip: req.ip } : {}),
+    ...(socket != null && typeof req.protocol === 'string' ? { protocol: req.protocol } : {}),
   };
 }
 

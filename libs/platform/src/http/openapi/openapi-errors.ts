@@ -32,6 +32,7 @@ const REASONS: Readonly<Record<number, string>> = {
   413: 'Content too large',
   415: 'Unsupported media type',
   422: 'Unprocessable content',
+  429: 'Too many requests',
   503: 'Service unavailable',
 };
 
@@ -69,10 +70,11 @@ export function errorCodesOf(route: DocumentedRoute): Map<number, Set<string>> {
     for (const code of list) set.add(code);
     codes.set(status, set);
   };
-  if (route.auth?.kind === 'scope') {
+  if (route.auth !== undefined && route.auth.kind !== 'public') {
     add(400, HttpErrorCode.TenantInvalid);
     add(401, ...UNAUTHENTICATED);
-    add(403, AuthErrorCode.ScopeMissing, AuthErrorCode.TenantHeaderForbidden);
+    if (route.auth.kind === 'scope') add(403, AuthErrorCode.ScopeMissing);
+    add(403, AuthErrorCode.TenantHeaderForbidden);
     add(503, AuthErrorCode.JwksUnavailable);
   }
   if (route.inputs.some(validated)) add(400, HttpErrorCode.ValidationFailed);

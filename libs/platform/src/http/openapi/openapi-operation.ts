@@ -16,7 +16,7 @@ import {
 import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_CHARS } from '../idempotency-key';
 import { errorResponses } from './openapi-errors';
 import type { BoundInput, DocumentedRoute } from './openapi-routes';
-import { apiExampleOf } from './openapi.decorators';
+import { type ApiEventSpec, apiExampleOf } from './openapi.decorators';
 
 export const SCHEMA_PREFIX = '#/components/schemas/';
 /** The security scheme every scoped operation names. */
@@ -50,6 +50,9 @@ export async function completeOperation(
   if (route.auth?.kind === 'scope') {
     operation.security = [{ [BEARER_SCHEME]: [route.auth.scope] }];
     operation.description = `Needs the \`${route.auth.scope}\` scope.`;
+  } else if (route.auth?.kind === 'authenticated') {
+    operation.security = [{ [BEARER_SCHEME]: [] }];
+    operation.description = `Needs a valid credential, no scope: ${route.auth.reason}.`;
   } else if (route.auth?.kind === 'public') {
     operation.security = [];
     operation.description = `Public: ${route.auth.reason}.`;
@@ -90,7 +93,7 @@ function parameters(
       found.push({ name, in: 'path', required: true, schema: { type: 'string' } });
     }
   }
-  if (route.auth?.kind === 'scope') found.push(tenantHeader());
+  if (route.auth !== undefined && route.auth.kind !== 'public') found.push(tenantHeader());
   if (route.idempotent) found.push(idempotencyHeader());
   return found;
 }
@@ -187,7 +190,36 @@ function successResponse(
     const content = { schema: { type: 'string' }, example: answer.example };
     return { description: `${description}: ${answer.description}`, content: { [answer.mediaType]: content } };
   }
+  if (answer?.kind === 'events')
+    return eventStreamResponse(description, answer.description, answer.events, schemas);
   return { ...(scanned !== undefined && !('$ref' in scanned) ? scanned : {}), description };
+}
+
+/** The media type of server-sent events. */
+export const EVENT_STREAM_TYPE = 'text/event-stream';
+
+/**
+ * A stream of server-sent events. OpenAPI 3.1 has no schema for each event of a stream: the stream is a
+ * string, and `x-events` names each event with the schema of its `data:` (JSON), which are components.
+ */
+function eventStreamResponse(
+  status: string,
+  description: string,
+  events: readonly ApiEventSpec[],
+  schemas: Map<string, JsonSchema>,
+): ResponseObject {
+  for (const event of events) addView(event.view, schemas);
+  const example = events
+    .map((event) => `event: ${event.name}\ndata: ${JSON.stringify(event.view.example)}\n\n`)
+    .join('');
+  const content = {
+    schema: { type: 'string', description: 'Server-sent events; `: keep-alive` comments between them.' },
+    example: `${example}: keep-alive\n\n`,
+    'x-events': Object.fromEntries(
+      events.map((event) => [event.name, { schema: { $ref: `${SCHEMA_PREFIX}${event.view.name}` } }]),
+    ),
+  };
+  return { description: `${status}: ${description}`, content: { [EVENT_STREAM_TYPE]: content } };
 }
 
 function addView(view: ViewSchema, schemas: Map<string, JsonSchema>): void {

@@ -7,12 +7,18 @@ export const API_EXAMPLE_METADATA = 'ums:openapi-example';
 export const API_UPLOAD_METADATA = 'ums:openapi-upload';
 
 /** The statuses a route's own refusals answer with (the error's kind decides it; see ErrorResponseFilter). */
-export type ErrorStatus = 400 | 403 | 404 | 409 | 413 | 415 | 422 | 503;
+export type ErrorStatus = 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503;
 
 /** A route's own error codes by status; the common ones (auth, validation, body) are added for it. */
 export type ApiErrorMap = Readonly<Partial<Record<ErrorStatus, readonly ErrorCode[]>>>;
 
-/** What a route answers on success: a JSON view, or a file of another media type. */
+/** One event of a server-sent event stream: its `event:` name and the JSON view its `data:` holds. */
+export interface ApiEventSpec {
+  readonly name: string;
+  readonly view: ViewSchema;
+}
+
+/** What a route answers on success: a JSON view, a file of another media type, or server-sent events. */
 export type ApiAnswerSpec =
   | { readonly kind: 'json'; readonly view: ViewSchema }
   | {
@@ -20,7 +26,8 @@ export type ApiAnswerSpec =
       readonly mediaType: string;
       readonly example: string;
       readonly description: string;
-    };
+    }
+  | { readonly kind: 'events'; readonly description: string; readonly events: readonly ApiEventSpec[] };
 
 /** The route answers `view` (its schema and example in the OpenAPI document). */
 export const ApiAnswer = (view: ViewSchema): MethodDecorator =>
@@ -29,6 +36,13 @@ export const ApiAnswer = (view: ViewSchema): MethodDecorator =>
 /** The route answers a file (e.g. `text/csv`) rather than JSON. */
 export const ApiFileAnswer = (mediaType: string, description: string, example: string): MethodDecorator =>
   SetMetadata<string, ApiAnswerSpec>(API_ANSWER_METADATA, { kind: 'file', mediaType, description, example });
+
+/**
+ * The route answers server-sent events (`text/event-stream`): `description` says when each is sent; each
+ * event's data schema goes to the document's components, and its example into the stream's example.
+ */
+export const ApiEventStream = (description: string, events: readonly ApiEventSpec[]): MethodDecorator =>
+  SetMetadata<string, ApiAnswerSpec>(API_ANSWER_METADATA, { kind: 'events', description, events });
 
 /** The error codes the route itself may answer, by status, e.g. `{ 404: [CampaignErrorCode.NotFound] }`. */
 export const ApiErrors = (errors: ApiErrorMap): MethodDecorator =>

@@ -13,6 +13,7 @@ import { DeadLettersTenant1764840000000 } from './1764840000000-dead-letters-ten
 import { MessagesFixedWidth1764900000000 } from './1764900000000-messages-fixed-width.migration';
 import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys.migration';
 import { RunEvents1765100000000 } from './1765100000000-run-events.migration';
+import { CredentialRateSeconds1765200000000 } from './1765200000000-credential-rate-seconds.migration';
 
 /** Every migration in order; append new ones, never edit or remove landed ones. */
 export const allMigrations = [
@@ -31,4 +32,5 @@ export const allMigrations = [
   MessagesFixedWidth1764900000000,
   IdempotencyKeys1765000000000,
   RunEvents1765100000000,
+  CredentialRateSeconds1765200000000,
 ];
