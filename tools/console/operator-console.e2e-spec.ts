@@ -194,6 +194,17 @@ describe('the operator console in Chromium', () => {
       const box = await canvas.boundingBox();
       expect((box?.width ?? 0) > 0 && (box?.height ?? 0) > 0).toBe(true);
     }
+    // Opened again, the page reads the run's timeline through the console and charts the run's seconds.
+    const timelineRead = p.waitForResponse((response) => response.url().endsWith(`/runs/${runId}/timeline`));
+    await p.reload();
+    expect((await timelineRead).status()).toBe(200);
+    await waitForRunState(p, 'COMPLETED', UI_TIMEOUT_MS);
+    const messagesChart = p.getByRole('figure', { name: 'Messages per second' });
+    await waitUntil(
+      "the messages chart to show the run's seconds",
+      async () => Number(await messagesChart.getAttribute('data-active-seconds')) > 0,
+      { timeoutMs: UI_TIMEOUT_MS, intervalMs: 500 },
+    );
     await scrollToTop(p);
     await saveScreenshot(p, 'run-completed');
   }, 300_000);

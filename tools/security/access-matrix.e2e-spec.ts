@@ -59,6 +59,12 @@ const ROUTES: Record<string, RouteCase> = {
     ok: 200,
     foreign: hidden,
   },
+  'GET /v1/campaigns/:campaignId/runs/:runId/timeline': {
+    service: 'scheduler',
+    path: (r) => `${runPath(r)}/timeline`,
+    ok: 200,
+    foreign: hidden,
+  },
   'GET /v1/live/campaigns': {
     service: 'scheduler',
     path: () => '/v1/live/campaigns',

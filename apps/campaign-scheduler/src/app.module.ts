@@ -11,6 +11,7 @@ import { LiveConfig } from './live/live.config';
 import { LiveModule } from './live/live.module';
 import { MessagesModule } from './messages/messages.module';
 import { OptOutsModule } from './opt-outs/opt-outs.module';
+import { RunTimelineModule } from './run-timeline/run-timeline.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulingConfig } from './scheduling/scheduling.config';
 import { SchedulingModule } from './scheduling/scheduling.module';
@@ -59,6 +60,7 @@ import { SweeperModule } from './sweeper/sweeper.module';
     SendRequestsModule,
     DeadLettersModule,
     LiveModule,
+    RunTimelineModule,
   ],
 })
 export class CampaignSchedulerModule {}

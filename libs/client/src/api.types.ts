@@ -45,6 +45,7 @@ export type RunCounters = SchedulerSchemas['RunCounters'];
 export type RunActionResult = SchedulerSchemas['RunActionResult'];
 export type RunEventList = SchedulerSchemas['RunEventList'];
 export type RunEventView = SchedulerSchemas['RunEventView'];
+export type RunTimelineView = SchedulerSchemas['RunTimelineView'];
 export type RunMessagePage = SchedulerSchemas['RunMessagePage'];
 export type ImportSummary = SchedulerSchemas['ImportSummary'];
 export type AudienceImportList = SchedulerSchemas['AudienceImportList'];

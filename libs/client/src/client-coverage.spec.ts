@@ -82,6 +82,7 @@ const SCHEDULER_CALLS: Record<keyof SchedulerOperations, (c: CampaignApiClient) 
   Runs_get: (c) => c.runs.get(P.campaignId, P.runId),
   Runs_events: (c) => c.runs.events(P.campaignId, P.runId, { after: '0' }),
   Runs_act: (c) => c.runs.act(P.campaignId, P.runId, P.action),
+  RunTimeline_get: (c) => c.runs.timeline(P.campaignId, P.runId),
   Audience_uploadCsv: (c) => c.audience.uploadCsv(P.campaignId, csv()),
   Audience_importUrl: (c) => c.audience.importUrl(P.campaignId, schedulerBody('Audience_importUrl')),
   Audience_importInline: (c) => c.audience.importInline(P.campaignId, schedulerBody('Audience_importInline')),

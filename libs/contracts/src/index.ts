@@ -61,6 +61,7 @@ export * from './api/run.view';
 export * from './api/send.view';
 export * from './api/subscriber.view';
 export * from './api/live.view';
+export * from './api/run-timeline.view';
 export * from './api/whoami.view';
 export {
   type ViewDefinition,
@@ -83,4 +84,5 @@ export * from './api/run.view-schema';
 export * from './api/send.view-schema';
 export * from './api/subscriber.view-schema';
 export * from './api/live.view-schema';
+export * from './api/run-timeline.view-schema';
 export * from './api/whoami.view-schema';

@@ -7,12 +7,14 @@ import { DeliveriesConfig } from './deliveries.config';
 import { DeliveriesMetrics } from './deliveries.metrics';
 import { DeliveriesRepository } from './deliveries.repository';
 import type { DeliveryRecord } from './delivery.record';
+import { DeliveryResultWriter } from './delivery-result.writer';
 import { WEBHOOK_REPLAY_ATTEMPTS } from './delivery-tuning.constants';
 import { SubscriberHttpClient } from './subscriber-http.client';
 
 /**
  * Sends a replaying subscriber's MISSED deliveries in order, one request at a time (a batch
  * subscriber gets consecutive ones in one batch), each tried up to WEBHOOK_REPLAY_ATTEMPTS times.
+ * Its requests stamp the subscriber's last success and last failure as the dispatcher's do.
  */
 @Injectable()
 export class ReplaySender {
@@ -23,6 +25,7 @@ export class ReplaySender {
     private readonly client: SubscriberHttpClient,
     private readonly config: DeliveriesConfig,
     private readonly metrics: DeliveriesMetrics,
+    private readonly results: DeliveryResultWriter,
     private readonly logger: PinoLogger,
   ) {}
 
@@ -88,10 +91,12 @@ export class ReplaySender {
           })),
         );
         this.metrics.deliveries.inc({ outcome: 'delivered' }, unit.length);
+        await this.results.stamp(new Set([subscriber.record.id]), new Map(), Date.now());
         return undefined;
       }
       lastError = result.kind === 'gone' ? 'HTTP 410' : result.error;
       this.metrics.deliveries.inc({ outcome: 'failed' }, unit.length);
+      await this.results.stamp(new Set(), new Map([[subscriber.record.id, lastError]]), Date.now());
       if (result.kind === 'gone') break;
       await sleep(Math.min(this.config.WEBHOOK_RETRY_DELAYS_MS[0] ?? 5_000, 1_000 * 2 ** (attempt - 1)));
     }

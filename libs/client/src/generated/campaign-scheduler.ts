@@ -590,6 +590,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/campaigns/{campaignId}/runs/{runId}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `campaigns:read` scope. */
+        get: operations["RunTimeline_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1228,6 +1245,54 @@ export interface components {
         /** @description `event: history`, first on a run's stream: the samples the service kept of the run, oldest first (up to 15 min). */
         RunSampleHistory: {
             samples: components["schemas"]["RunSample"][];
+        };
+        /** @description One second of the run's campaign's credential's rate limiter (`credential_rate_seconds`), all sender replicas together. */
+        RunTimelineRateSecond: {
+            /**
+             * Format: date-time
+             * @description The second (UTC).
+             */
+            at: string;
+            /** @description The AIMD rate (messages per second) the second ended at. */
+            rate: number;
+            accepted: number;
+            /** @description The provider's 429s (or its equivalent). */
+            congested: number;
+            errors5xx: number;
+            timeouts: number;
+            /** @description AIMD decreases (congestion events). */
+            decreases: number;
+        };
+        /** @description How many of the run's messages reached each stage in one second, by their rows' times (sent_at, delivered_at, read_at, failed_at). */
+        RunTimelineSecond: {
+            /**
+             * Format: date-time
+             * @description The second (UTC).
+             */
+            at: string;
+            sent: number;
+            delivered: number;
+            read: number;
+            failed: number;
+            /** @description Messages in UNKNOWN when the timeline is read, by the second their row last changed (when they became UNKNOWN); one that left UNKNOWN since (resent, or settled by a late answer) is not counted. */
+            unknown: number;
+        };
+        /** @description The last 15 minutes of a run's activity, per second: the window ends at the run's finishedAt (before it finishes: the database's current time) and starts at its startedAt or 15 minutes before its end, whichever is later. */
+        RunTimelineView: {
+            /**
+             * Format: date-time
+             * @description The window's first second, included.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The second after the window's last one, excluded.
+             */
+            to: string;
+            /** @description Every second of [from, to), oldest first, zeros included; empty for a run not started. */
+            seconds: components["schemas"]["RunTimelineSecond"][];
+            /** @description The seconds of [from, to) the credential's limiter recorded, oldest first; a second without any has no entry. */
+            rate: components["schemas"]["RunTimelineRateSecond"][];
         };
         /** @description A run: state, checkpoint and progress counters. */
         RunView: {
@@ -4485,6 +4550,94 @@ export interface operations {
             403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
             404: components["responses"]["404_RUN_NOT_FOUND"];
             429: components["responses"]["429_LIVE_PROCESS_LIMIT_REACHED_and_1_more"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    RunTimeline_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                campaignId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-12-01T08:02:08.000Z",
+                     *       "to": "2026-12-01T08:02:11.000Z",
+                     *       "seconds": [
+                     *         {
+                     *           "at": "2026-12-01T08:02:08.000Z",
+                     *           "sent": 40,
+                     *           "delivered": 35,
+                     *           "read": 2,
+                     *           "failed": 0,
+                     *           "unknown": 0
+                     *         },
+                     *         {
+                     *           "at": "2026-12-01T08:02:09.000Z",
+                     *           "sent": 42,
+                     *           "delivered": 38,
+                     *           "read": 3,
+                     *           "failed": 1,
+                     *           "unknown": 0
+                     *         },
+                     *         {
+                     *           "at": "2026-12-01T08:02:10.000Z",
+                     *           "sent": 0,
+                     *           "delivered": 12,
+                     *           "read": 1,
+                     *           "failed": 0,
+                     *           "unknown": 0
+                     *         }
+                     *       ],
+                     *       "rate": [
+                     *         {
+                     *           "at": "2026-12-01T08:02:09.000Z",
+                     *           "rate": 42.5,
+                     *           "accepted": 42,
+                     *           "congested": 1,
+                     *           "errors5xx": 0,
+                     *           "timeouts": 0,
+                     *           "decreases": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunTimelineView"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_57de498e"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
+            404: components["responses"]["404_RUN_NOT_FOUND"];
+            /** @description Too many requests: `RUN_TIMELINE_BUSY`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "RUN_TIMELINE_BUSY";
+                        };
+                    };
+                };
+            };
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
         };
     };

@@ -53,6 +53,13 @@ export class RunsClient {
     return this.t.data(this.t.http.GET(path, { ...this.t.json(), params }));
   }
 
+  /** The last 15 minutes of the run's activity, per second: messages by stage and its credential's limiter. */
+  timeline(campaignId: string, runId: string) {
+    const params = { path: { campaignId, runId } };
+    const path = '/v1/campaigns/{campaignId}/runs/{runId}/timeline';
+    return this.t.data(this.t.http.GET(path, { ...this.t.json(), params }));
+  }
+
   /** `POST .../runs/{runId}/{action}`: pause, resume, stop, cancel, retry-failed or resend-unknown. */
   act(campaignId: string, runId: string, action: PathParamOf<Op['Runs_act'], 'action'>) {
     const params = { path: { campaignId, runId, action } };

@@ -4,6 +4,11 @@ export enum RunErrorCode {
   NotFound = 'RUN_NOT_FOUND',
   /** 409: the run's state does not allow this action or event. */
   TransitionRefused = 'RUN_TRANSITION_REFUSED',
+  /**
+   * 429: the process reads one run timeline at a time and as many wait for their turn as it allows;
+   * retry later (or on another replica).
+   */
+  TimelineBusy = 'RUN_TIMELINE_BUSY',
 }
 
 /** Refusals about single messages (campaign-scheduler API and state rules). */

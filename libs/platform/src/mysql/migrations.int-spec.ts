@@ -241,6 +241,18 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'occurred_at',
     'published_at',
   ],
+  credential_rate_seconds: [
+    'credential_id',
+    'second_at',
+    'tenant_id',
+    'rate',
+    'granted',
+    'accepted',
+    'congested',
+    'errors_5xx',
+    'timeouts',
+    'decreases',
+  ],
 };
 const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
 
@@ -261,6 +273,7 @@ const ALL_MIGRATION_NAMES = [
   'MessagesFixedWidth1764900000000',
   'IdempotencyKeys1765000000000',
   'RunEvents1765100000000',
+  'CredentialRateSeconds1765200000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */
@@ -290,6 +303,7 @@ const EXPECTED_UNIQUE_KEYS: Record<string, string[]> = {
   message_provider_ids: ['PRIMARY(message_id)'],
   idempotency_keys: ['PRIMARY(tenant_id,route,idem_key)'],
   run_events: ['PRIMARY(id)'],
+  credential_rate_seconds: ['PRIMARY(credential_id,second_at)'],
 };
 
 /** Secondary (non-unique) indexes the pollers, cursors and lookups rely on. */
@@ -323,6 +337,7 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
   message_provider_ids: ['idx_message_provider_ids_provider(provider_message_id)'],
   idempotency_keys: ['idx_idempotency_keys_expires(expires_at)'],
   run_events: ['idx_run_events_unpublished(published_at,id)', 'idx_run_events_run(run_id,id)'],
+  credential_rate_seconds: ['idx_credential_rate_seconds_at(second_at)'],
 };
 
 /** Foreign keys as "table.fk_name". Deliberately none on the bulk-written tables. */

@@ -37,6 +37,8 @@ export type {
   RunSampleHistory as RunHistoryFrame,
   /** The run's credential's limiter figures for one second. */
   RunRateSecond as RateSecond,
+  /** GET .../runs/{runId}/timeline: the last 15 minutes of the run's activity, per second. */
+  RunTimelineView as RunTimeline,
   /** GET /v1/credentials/{id}/rate. */
   CredentialRateView as CredentialRate,
   CredentialRateSecondView as CredentialRateSecond,

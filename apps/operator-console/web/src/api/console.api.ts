@@ -16,6 +16,7 @@ import type {
   RunActionResult,
   RunList,
   RunMessagePage,
+  RunTimeline,
   RunView,
   SubscriberPage,
   SubscriberView,
@@ -84,6 +85,8 @@ export function schedulerApi(client: ApiClient) {
     runs: (id: string, before?: string) =>
       client.json<RunList>('scheduler', `/v1/campaigns/${seg(id)}/runs`, { query: { limit: 50, before } }),
     run: (campaignId: string, runId: string) => client.json<RunView>('scheduler', run(campaignId, runId)),
+    runTimeline: (campaignId: string, runId: string, signal?: AbortSignal) =>
+      client.json<RunTimeline>('scheduler', `${run(campaignId, runId)}/timeline`, { signal }),
     runAction: (campaignId: string, runId: string, action: RunActionName) =>
       client.json<RunActionResult>('scheduler', `${run(campaignId, runId)}/${action}`, { method: 'POST' }),
     messages: (campaignId: string, runId: string, filter: MessageFilter, after?: string) =>

@@ -43,44 +43,6 @@ export function mergeSamples(kept: readonly RunSample[], incoming: readonly RunS
   return merged.slice(Math.max(0, merged.length - MAX_SAMPLES));
 }
 
-/**
- * Per-second rates from cumulative samples: for each sample after the first, how many messages reached
- * each stage since the one before, divided by the seconds between them (a gap after a reconnect spreads
- * evenly). A count that went down (retry-failed puts FAILED messages back to PENDING) counts as 0.
- */
-export function messageRates(samples: readonly RunSample[]): ChartColumns {
-  const x: number[] = [];
-  const columns: number[][] = MESSAGE_SERIES.map(() => []);
-  for (let i = 1; i < samples.length; i++) {
-    const previous = samples[i - 1] as RunSample;
-    const current = samples[i] as RunSample;
-    const seconds = secondsOf(current.at) - secondsOf(previous.at);
-    if (!(seconds > 0)) continue;
-    const before = reachedCounts(previous.counters);
-    const now = reachedCounts(current.counters);
-    x.push(secondsOf(current.at));
-    MESSAGE_SERIES.forEach((name, index) => {
-      (columns[index] as number[]).push(Math.max(0, now[name] - before[name]) / seconds);
-    });
-  }
-  return [x, ...columns];
-}
-
-/** The credential's AIMD rate and the provider's 429s, per second (null where the sample has no rate row). */
-export function limiterColumns(samples: readonly RunSample[]): ChartColumns {
-  const x: number[] = [];
-  const rate: (number | null)[] = [];
-  const congested: (number | null)[] = [];
-  for (const sample of samples) {
-    const second = secondsOf(sample.at);
-    if (Number.isNaN(second)) continue;
-    x.push(second);
-    rate.push(sample.rate?.rate ?? null);
-    congested.push(sample.rate?.congested ?? null);
-  }
-  return [x, rate, congested];
-}
-
 /** The last value of each message series (what the chart's newest second shows), or zeros. */
 export function latestRates(columns: ChartColumns): Record<MessageSeries, number> {
   const last = columns[0].length - 1;

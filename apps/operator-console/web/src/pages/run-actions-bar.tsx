@@ -49,7 +49,7 @@ export function RunActionsBar({ campaignId, runId, state, counters, onDone }: Ru
             key={spec.action}
             type="button"
             class={spec.destructive ? 'button button-danger-outline' : 'button'}
-            disabled={!isRunActionAvailable(spec.action, state)}
+            disabled={!isRunActionAvailable(spec.action, state, counters)}
             onClick={() => {
               setError(null);
               setOpen({ action: spec.action, text: describeRunAction(spec.action, counters) });

@@ -1,8 +1,9 @@
 import { useMemo } from 'preact/hooks';
-import type { RunSample } from '../api/api.types';
+import type { RunSample, RunTimeline } from '../api/api.types';
 import { type ChartSeries, UplotChart } from '../components/uplot-chart';
 import { formatRate } from '../format/format';
-import { latestRates, limiterColumns, messageRates } from '../live/run-series';
+import { latestRates } from '../live/run-series';
+import { activeSeconds, mergedLimiterColumns, mergedMessageColumns } from '../live/run-timeline-merge';
 
 const MESSAGE_SERIES: readonly ChartSeries[] = [
   { label: 'Sent', stroke: '#1f5fbf' },
@@ -17,15 +18,24 @@ const LIMITER_SERIES: readonly ChartSeries[] = [
   { label: '429s', stroke: '#c62828', dash: [4, 3], scale: 'y2' },
 ];
 
-/** The run's two live charts: messages per second by outcome, and the credential's limiter. */
-export function RunCharts({ samples }: { samples: readonly RunSample[] }) {
-  const rates = useMemo(() => messageRates(samples), [samples]);
-  const limiter = useMemo(() => limiterColumns(samples), [samples]);
+/**
+ * The run's two charts, messages per second by outcome and the credential's limiter: the live samples'
+ * rates where the stream covers a second, the run's timeline elsewhere (a run nobody watched live).
+ */
+export function RunCharts({
+  samples,
+  timeline,
+}: {
+  samples: readonly RunSample[];
+  timeline: RunTimeline | null;
+}) {
+  const rates = useMemo(() => mergedMessageColumns(samples, timeline), [samples, timeline]);
+  const limiter = useMemo(() => mergedLimiterColumns(samples, timeline), [samples, timeline]);
   const latest = latestRates(rates);
   const lastRate = samples.at(-1)?.rate ?? null;
   return (
     <div class="charts">
-      <figure class="chart-figure">
+      <figure class="chart-figure" data-active-seconds={activeSeconds(rates)}>
         <figcaption>Messages per second</figcaption>
         <UplotChart series={MESSAGE_SERIES} data={rates} leftLabel="messages / s" />
         <p class="chart-summary">

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { RunCounters, RunHistoryFrame, RunSample, RunView } from '../api/api.types';
+import { type ApiError, isAbort, toApiError } from '../api/api-error';
+import type { RunCounters, RunHistoryFrame, RunSample, RunTimeline, RunView } from '../api/api.types';
 import { scheduler } from '../api/console-client';
 import { CountersList } from '../components/counters-list';
 import { ErrorAlert } from '../components/error-alert';
@@ -10,6 +11,7 @@ import { finishedCount, formatCount, progressPercent } from '../format/format';
 import { useLiveStream } from '../hooks/use-live-stream';
 import { useResource } from '../hooks/use-resource';
 import { mergeSamples } from '../live/run-series';
+import { needsFinalTimeline } from '../live/run-timeline-merge';
 import { hrefOf } from '../router/routes';
 import { RunActionsBar } from './run-actions-bar';
 import { RunCharts } from './run-charts';
@@ -38,6 +40,45 @@ function useRunSamples(campaignId: string, runId: string) {
   return { samples, status };
 }
 
+/**
+ * The run's timeline (its last 15 minutes per second, which the live stream may not have seen): read
+ * when the page opens, and once more when the run turns finished if the stream missed part of it.
+ */
+function useRunTimeline(campaignId: string, runId: string, samples: readonly RunSample[]) {
+  const [timeline, setTimeline] = useState<RunTimeline | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [settled, setSettled] = useState(false);
+  const [final, setFinal] = useState(false);
+  useEffect(() => {
+    setTimeline(null);
+    setError(null);
+    setFinal(false);
+  }, [campaignId, runId]);
+  useEffect(() => {
+    const controller = new AbortController();
+    setSettled(false);
+    scheduler.runTimeline(campaignId, runId, controller.signal).then(
+      (answer) => {
+        if (controller.signal.aborted) return;
+        setTimeline(answer);
+        setError(null);
+        setSettled(true);
+      },
+      (thrown: unknown) => {
+        if (controller.signal.aborted || isAbort(thrown)) return;
+        setError(toApiError(thrown));
+        setSettled(true);
+      },
+    );
+    return () => controller.abort();
+  }, [campaignId, runId, final]);
+  const readAgain = settled && !final && needsFinalTimeline(timeline, samples);
+  useEffect(() => {
+    if (readAgain) setFinal(true);
+  }, [readAgain]);
+  return { timeline, error };
+}
+
 /** A throttled progress line for screen readers (aria-live): at once on a state change, else every 15 s. */
 function useAnnouncement(state: string, counters: RunCounters | undefined): string {
   const [text, setText] = useState('');
@@ -60,6 +101,7 @@ export function RunPage({ campaignId, runId }: { campaignId: string; runId: stri
   const run = useResource(() => scheduler.run(campaignId, runId), [campaignId, runId]);
   const [acted, setActed] = useState<RunView | null>(null);
   const { samples, status } = useRunSamples(campaignId, runId);
+  const timeline = useRunTimeline(campaignId, runId, samples);
   const latest = samples.at(-1);
   const fromAction =
     acted !== null && (latest === undefined || Date.parse(latest.at) < Date.parse(acted.updatedAt));
@@ -104,7 +146,8 @@ export function RunPage({ campaignId, runId }: { campaignId: string; runId: stri
           />
         </>
       )}
-      <RunCharts samples={samples} />
+      <ErrorAlert error={timeline.error} context="Run timeline" />
+      <RunCharts samples={samples} timeline={timeline.timeline} />
       <RunMessages campaignId={campaignId} runId={runId} />
     </section>
   );

@@ -29,8 +29,9 @@ export function SignInPage() {
     <section class="page sign-in" aria-labelledby="sign-in-heading">
       <h1 id="sign-in-heading">Sign in</h1>
       <p>
-        Sign in with a tenant API key, or with the operator key to see every tenant. The key stays in this
-        browser tab only and is sent with each call to the APIs.
+        Sign in with a tenant API key or an access token (JWT) of your identity provider, or with the operator
+        key to see every tenant. The key stays in this browser tab only and is sent with each call to the
+        APIs.
       </p>
       <form
         class="form"

@@ -16,13 +16,22 @@ const counters: RunCounters = {
 describe('run actions', () => {
   it('are available in the states the API accepts them in', () => {
     const available = (state: string): string[] =>
-      RUN_ACTIONS.filter((spec) => isRunActionAvailable(spec.action, state)).map((spec) => spec.label);
+      RUN_ACTIONS.filter((spec) => isRunActionAvailable(spec.action, state, counters)).map(
+        (spec) => spec.label,
+      );
     expect(available('RUNNING')).toEqual(['Pause', 'Stop', 'Resend unknown']);
     expect(available('PAUSED')).toEqual(['Resume', 'Stop']);
     expect(available('SCHEDULED')).toEqual(['Pause']);
     expect(available('COMPLETED')).toEqual(['Retry failed', 'Resend unknown']);
     expect(available('STOPPED')).toEqual(['Retry failed', 'Resend unknown']);
     expect(available('PENDING')).toEqual([]);
+  });
+
+  it('are not offered when there is nothing to retry or resend', () => {
+    const settled = { ...counters, failed: 0, unknown: 0 };
+    expect(isRunActionAvailable('retry-failed', 'COMPLETED', settled)).toBe(false);
+    expect(isRunActionAvailable('resend-unknown', 'RUNNING', settled)).toBe(false);
+    expect(isRunActionAvailable('pause', 'RUNNING', settled)).toBe(true);
   });
 
   it('say what they will do with the counters', () => {

@@ -36,8 +36,16 @@ export function runActionSpec(action: RunActionName): RunActionSpec {
   return spec;
 }
 
-/** Whether the API accepts the action on a run in `state`. */
-export function isRunActionAvailable(action: RunActionName, state: string): boolean {
+/** Which counter an action works on: retry-failed and resend-unknown have nothing to do when it is 0. */
+const WORKS_ON: Partial<Record<RunActionName, keyof RunCounters>> = {
+  'retry-failed': 'failed',
+  'resend-unknown': 'unknown',
+};
+
+/** Whether the API accepts the action on a run in `state`, and it has messages to act on. */
+export function isRunActionAvailable(action: RunActionName, state: string, counters: RunCounters): boolean {
+  const counter = WORKS_ON[action];
+  if (counter !== undefined && counters[counter] === 0) return false;
   return runActionSpec(action).states.includes(state);
 }
 
