@@ -53,6 +53,23 @@ export class CredentialRateSecondsRepository {
     return rows.map(toRecord);
   }
 
+  /** The seconds of [from, to) that have a row, oldest first (a run's timeline window). */
+  async between(
+    credentialId: string,
+    tenantId: string,
+    from: Date,
+    to: Date,
+  ): Promise<CredentialSecondRecord[]> {
+    const rows = await selectRows<SecondRow>(
+      this.dataSource,
+      `SELECT ${SECOND_COLUMNS} FROM credential_rate_seconds
+        WHERE credential_id = ? AND tenant_id = ? AND second_at >= ? AND second_at < ?
+        ORDER BY second_at`,
+      [credentialId, tenantId, from, to],
+    );
+    return rows.map(toRecord);
+  }
+
   /** The newest second with a known rate (0 is a replica that had seen none), if any. */
   async latest(credentialId: string, tenantId: string): Promise<{ rate: number; at: Date } | undefined> {
     const rows = await selectRows<Pick<SecondRow, 'second_at' | 'rate'>>(

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { RunTimelineRateSecond } from '@ums/contracts';
 import { selectRows, type TenantFilter } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import { type StageCount, TIMELINE_STAGES, type TimelineWindow } from './timeline-window';
@@ -32,16 +31,6 @@ interface StageCountRow {
   readonly n: number | string;
 }
 
-interface RateSecondRow {
-  readonly second_at: Date;
-  readonly rate: number;
-  readonly accepted: number;
-  readonly congested: number;
-  readonly errors_5xx: number;
-  readonly timeouts: number;
-  readonly decreases: number;
-}
-
 /**
  * Each message row of the run once, joined to the five stages (STRAIGHT_JOIN: messages first, so the
  * run's rows are read once, not once per stage). FORCE INDEX keeps the read to the run's rows through
@@ -65,8 +54,8 @@ const STAGE_COUNTS_SQL = `
    GROUP BY t.stage, second_offset`;
 
 /**
- * What a run's timeline reads: the run (with the tenant check), its messages' times per second, and
- * its campaign's credential's `credential_rate_seconds` rows. Seconds are counted from the window's
+ * What a run's timeline reads: the run (with the tenant check) and its messages' times per second (its
+ * credential's `credential_rate_seconds` rows come from CredentialRateSecondsRepository). Seconds are counted from the window's
  * start with TIMESTAMPDIFF on the stored UTC times, whatever the session's time zone.
  */
 @Injectable()
@@ -114,26 +103,5 @@ export class RunTimelineRepository {
       const stage = TIMELINE_STAGES[Number(row.stage)];
       return stage === undefined ? [] : [{ stage, offset: Number(row.second_offset), count: Number(row.n) }];
     });
-  }
-
-  /** The credential's limiter seconds of the window that have a row, oldest first. */
-  async rateSeconds(run: TimelineRun, window: TimelineWindow): Promise<RunTimelineRateSecond[]> {
-    const rows = await selectRows<RateSecondRow>(
-      this.dataSource,
-      `SELECT second_at, rate, accepted, congested, errors_5xx, timeouts, decreases
-         FROM credential_rate_seconds
-        WHERE credential_id = ? AND second_at >= ? AND second_at < ? AND tenant_id = ?
-        ORDER BY second_at`,
-      [run.credentialId, window.from, window.to, run.tenantId],
-    );
-    return rows.map((row) => ({
-      at: row.second_at.toISOString(),
-      rate: Number(row.rate),
-      accepted: Number(row.accepted),
-      congested: Number(row.congested),
-      errors5xx: Number(row.errors_5xx),
-      timeouts: Number(row.timeouts),
-      decreases: Number(row.decreases),
-    }));
   }
 }

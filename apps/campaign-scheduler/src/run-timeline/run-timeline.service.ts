@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { RunErrorCode, type RunTimelineView } from '@ums/contracts';
+import { RunErrorCode, type RunTimelineRateSecond, type RunTimelineView } from '@ums/contracts';
 import { NotFoundError, type TenantFilter, TooManyError } from '@ums/platform';
+import {
+  type CredentialSecondRecord,
+  CredentialRateSecondsRepository,
+} from '../credentials/credential-rate-seconds.repository';
 import { RunTimelineRepository, type TimelineRun } from './run-timeline.repository';
 import { SerialQueue } from './serial-queue';
 import { secondsOfWindow, timelineWindow, windowSeconds } from './timeline-window';
@@ -24,7 +28,10 @@ export class RunTimelineService {
   private readonly finished = new VersionedCache<RunTimelineView>(CACHED_RUNS);
   private readonly loading = new Map<string, Promise<RunTimelineView>>();
 
-  constructor(private readonly repository: RunTimelineRepository) {}
+  constructor(
+    private readonly repository: RunTimelineRepository,
+    private readonly rateSeconds: CredentialRateSecondsRepository,
+  ) {}
 
   /** The run's timeline; 404 for a run the caller may not see, 429 while too many loads wait. */
   async timeline(tenant: TenantFilter, campaignId: string, runId: string): Promise<RunTimelineView> {
@@ -62,7 +69,9 @@ export class RunTimelineService {
       ? [[], []]
       : await Promise.all([
           this.repository.stageCounts(run.id, window),
-          this.repository.rateSeconds(run, window),
+          this.rateSeconds
+            .between(run.credentialId, run.tenantId, window.from, window.to)
+            .then((records) => records.map(toRateSecond)),
         ]);
     return {
       from: window.from.toISOString(),
@@ -71,4 +80,9 @@ export class RunTimelineService {
       rate,
     };
   }
+}
+
+function toRateSecond(record: CredentialSecondRecord): RunTimelineRateSecond {
+  const { secondAt, rate, accepted, congested, errors5xx, timeouts, decreases } = record;
+  return { at: secondAt.toISOString(), rate, accepted, congested, errors5xx, timeouts, decreases };
 }
