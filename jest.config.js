@@ -35,6 +35,7 @@ const SOLO = [
 const REDIS_CLUSTER_SUITES = [
   'apps/notification-sender/src/rate-limit/rate-limit.int-spec.ts',
   'apps/notification-sender/src/rate-limit/rate-limit-reseed.int-spec.ts',
+  'apps/notification-sender/src/rate-limit/campaign-priority.int-spec.ts',
   'apps/webhook-dispatcher/src/subscribers/failure-window.int-spec.ts',
   // Three sender processes on one credential: in the solo phase (it is in SOLO).
   'apps/notification-sender/src/sending/sending-rates.e2e-spec.ts',

@@ -283,6 +283,7 @@ const BENCH_STAGES = [
   'row-writes',
   'http-sends',
   'cloud-events',
+  'query-plans',
 ];
 
 function runBenches(args) {
@@ -418,7 +419,7 @@ async function main() {
     }
     default:
       process.stdout.write(
-        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher,row-writes,http-sends,cloud-events] [--brokers 3] [--recipients N] [--senders N] [--messages N] [--consoles N] | migrate up|down|reset|status | db-grants print|apply | infra-down\n',
+        'usage: node tools/run.mjs test [jest args] | test-mysql [jest args] | demo [--keep] [--recipients N] [--rate N] [--brokers 3] | bench [--only pipeline,campaign,sender,ingest,dispatcher,row-writes,http-sends,cloud-events,query-plans] [--brokers 3] [--recipients N] [--senders N] [--messages N] [--consoles N] | migrate up|down|reset|status | db-grants print|apply | infra-down\n',
       );
       process.exit(command === 'help' ? 0 : 2);
   }

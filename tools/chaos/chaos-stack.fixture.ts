@@ -235,6 +235,11 @@ export class ChaosStack {
             PROVIDER_HTTP_TIMEOUT_MS: '1500',
             SENDER_CLAIM_SWEEP_MS: '500',
             SENDER_MAX_CLAIMED_MESSAGES: String(this.options.senderMaxClaimed),
+            // No periodic refresh: the UNKNOWN rows the kills leave wait for the operator's refresh at the end,
+            // which the senders serve within 5 s.
+            STATUS_REFRESH_ENABLED: 'false',
+            STATUS_REFRESH_INTERVAL_MS: '5000',
+            STATUS_REFRESH_UNKNOWN_AFTER_MS: '15000',
           },
           replica,
         ),

@@ -14,6 +14,7 @@ import {
   startServiceProcess,
   TEST_OPERATOR_KEY,
   testKafka,
+  waitUntil,
 } from '@ums/testing';
 import { registerInternalSubscriber } from '../stack/pipeline-campaign';
 import type { DataSource } from 'typeorm';
@@ -35,6 +36,10 @@ export interface Resources {
   apiKeyId: string;
   /** An address tenant A opted out of SMS (E.164). */
   optOutAddress: string;
+  contactListId: string;
+  /** An import of the contact list (a URL import the fetcher's SSRF guard failed). */
+  listImportId: string;
+  testSendId: string;
 }
 
 /** What the database and Kafka hold, to tell whether a refused call changed anything. */
@@ -119,9 +124,10 @@ export class AccessStack {
     path: string,
     body?: unknown,
     key?: string,
+    headers: Readonly<Record<string, string>> = {},
   ): Promise<JsonAnswer> {
     const base = service === 'scheduler' ? this.scheduler.url : this.dispatcher.url;
-    return jsonCall(base, method, path, body, key);
+    return jsonCall(base, method, path, body, key, headers);
   }
 
   /**
@@ -160,6 +166,16 @@ export class AccessStack {
     });
   }
 
+  /** Waits until no contact list import is RUNNING (URL imports end in the background). */
+  async listImportsEnded(): Promise<void> {
+    await waitUntil('contact list imports to end', async () => {
+      const [row] = (await this.ds.query(
+        `SELECT COUNT(*) AS running FROM contact_list_imports WHERE state = 'RUNNING'`,
+      )) as { running: string | number }[];
+      return Number(row?.running) === 0;
+    });
+  }
+
   async snapshot(): Promise<Snapshot> {
     const tables = (await this.ds.query(
       `SELECT table_name AS name FROM information_schema.tables
@@ -187,7 +203,7 @@ export class AccessStack {
 }
 
 function created(answer: JsonAnswer, what: string): Record<string, unknown> {
-  if (answer.status !== 201 && answer.status !== 200) {
+  if (answer.status < 200 || answer.status > 202) {
     throw new Error(`${what} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   }
   return answer.body;
@@ -300,7 +316,20 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
     await stack.call('scheduler', 'POST', '/v1/api-keys', { name: 'spare' }, key),
     'spare key',
   );
+  const list = await seedContactList(stack);
+  const testSend = created(
+    await stack.call(
+      'scheduler',
+      'POST',
+      `/v1/campaigns/${campaignId}/test-sends`,
+      { recipients: [{ to: '+4915100000005', variables: { first_name: 'Ada' } }] },
+      key,
+    ),
+    'test send',
+  );
   return {
+    ...list,
+    testSendId: String(testSend['id']),
     credentialId: String(credential['id']),
     campaignId,
     runId,
@@ -313,6 +342,35 @@ export async function seedTenantA(stack: AccessStack, receiverUrl: string): Prom
     apiKeyId: String(spare['id']),
     optOutAddress: String(optOut['address']),
   };
+}
+
+/**
+ * A contact list of tenant A's with one import: from a loopback URL, which the fetcher's SSRF guard
+ * fails at once. Waits for it to end, so that nothing moves while refusals are tried.
+ */
+async function seedContactList(stack: AccessStack): Promise<{ contactListId: string; listImportId: string }> {
+  const list = created(
+    await stack.call(
+      'scheduler',
+      'POST',
+      '/v1/contact-lists',
+      { name: 'matrix', channel: 'sms' },
+      stack.keyA,
+    ),
+    'contact list',
+  );
+  const contactListId = String(list['id']);
+  const started = await stack.call(
+    'scheduler',
+    'POST',
+    `/v1/contact-lists/${contactListId}/imports/url`,
+    { url: 'http://127.0.0.1:9/list.csv' },
+    stack.keyA,
+  );
+  if (started.status !== 202) throw new Error(`list import answered ${started.status}: ${started.text}`);
+  const listImportId = String(started.body['id']);
+  await stack.listImportsEnded();
+  return { contactListId, listImportId };
 }
 
 async function insertMessage(

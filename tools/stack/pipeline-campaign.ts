@@ -6,7 +6,7 @@ import {
   type JsonBodyOf,
   type RunView,
 } from '@ums/client';
-import { type RunCounters, Scope, Topics } from '@ums/contracts';
+import { isScope, type RunCounters, Scope, Topics } from '@ums/contracts';
 import { type KafkaConnectionOptions, KafkaNames } from '@ums/platform';
 import { bearer, LoopbackSubscriber } from '@ums/testing';
 import { Kafka, logLevel } from 'kafkajs';
@@ -447,7 +447,8 @@ export async function createTenantApiKey(request: TenantKeyRequest): Promise<str
   });
   const created = await operator.apiKeys.create({
     name: `${request.tenantId} tools`,
-    scopes: [...request.scopes],
+    // A tenant key holds tenant scopes only (an operator-only one would be refused).
+    scopes: request.scopes.filter(isScope),
     ...(request.expiresInMs === undefined
       ? {}
       : { expiresAt: new Date(Date.now() + request.expiresInMs).toISOString() }),

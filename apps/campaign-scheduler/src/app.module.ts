@@ -4,20 +4,30 @@ import { AccessModule } from './access/access.module';
 import { AudienceConfig } from './audience/audience.config';
 import { AudienceModule } from './audience/audience.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
+import { ContactListsConfig } from './contact-lists/contact-lists.config';
+import { ContactListsModule } from './contact-lists/contact-lists.module';
 import { CredentialsModule } from './credentials/credentials.module';
+import { CreditsConfig } from './credits-ledger/credits.config';
+import { CreditsLedgerModule } from './credits-ledger/credits-ledger.module';
 import { DeadLettersConfig } from './dead-letters/dead-letters.config';
 import { DeadLettersModule } from './dead-letters/dead-letters.module';
 import { LiveConfig } from './live/live.config';
 import { LiveModule } from './live/live.module';
 import { MessagesModule } from './messages/messages.module';
 import { OptOutsModule } from './opt-outs/opt-outs.module';
+import { MessageRetentionConfig } from './retention/message-retention.config';
+import { MessageRetentionModule } from './retention/message-retention.module';
 import { RunTimelineModule } from './run-timeline/run-timeline.module';
 import { RunsModule } from './runs/runs.module';
+import { StatusRefreshReadConfig } from './status-refresh/status-refresh.config';
+import { StatusRefreshModule } from './status-refresh/status-refresh.module';
 import { SchedulingConfig } from './scheduling/scheduling.config';
 import { SchedulingModule } from './scheduling/scheduling.module';
 import { SendRequestsModule } from './send-requests/send-requests.module';
 import { SweeperConfig } from './sweeper/sweeper.config';
 import { SweeperModule } from './sweeper/sweeper.module';
+import { TestSendsConfig } from './test-sends/test-sends.config';
+import { TestSendsModule } from './test-sends/test-sends.module';
 
 /**
  * Root module of campaign-scheduler: the campaign API, the due-run scheduler, the stale-checkpoint sweeper
@@ -37,8 +47,13 @@ import { SweeperModule } from './sweeper/sweeper.module';
         SecretsConfig,
         ProviderEndpointsConfig,
         AudienceConfig,
+        ContactListsConfig,
         DeadLettersConfig,
         LiveConfig,
+        MessageRetentionConfig,
+        CreditsConfig,
+        TestSendsConfig,
+        StatusRefreshReadConfig,
       ],
       openApi: {
         title: 'UMS campaign API (campaign-scheduler)',
@@ -50,8 +65,10 @@ import { SweeperModule } from './sweeper/sweeper.module';
     IdempotencyModule,
     AccessModule,
     CredentialsModule,
+    CreditsLedgerModule,
     CampaignsModule,
     AudienceModule,
+    ContactListsModule,
     RunsModule,
     MessagesModule,
     OptOutsModule,
@@ -61,6 +78,9 @@ import { SweeperModule } from './sweeper/sweeper.module';
     DeadLettersModule,
     LiveModule,
     RunTimelineModule,
+    MessageRetentionModule,
+    TestSendsModule,
+    StatusRefreshModule,
   ],
 })
 export class CampaignSchedulerModule {}

@@ -8,6 +8,8 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SendingConfig } from './sending/sending.config';
 import { SendingModule } from './sending/sending.module';
 import { StatusModule } from './status/status.module';
+import { StatusRefreshConfig } from './status-refresh/status-refresh.config';
+import { StatusRefreshModule } from './status-refresh/status-refresh.module';
 
 /** Root module of notification-sender: provider adapters, rate limits, and the claims core of sending. */
 @Module({
@@ -17,7 +19,14 @@ import { StatusModule } from './status/status.module';
       kafka: true,
       mysql: true,
       redis: true,
-      configs: [RateLimitConfig, ProvidersConfig, ProviderEndpointsConfig, SecretsConfig, SendingConfig],
+      configs: [
+        RateLimitConfig,
+        ProvidersConfig,
+        ProviderEndpointsConfig,
+        SecretsConfig,
+        SendingConfig,
+        StatusRefreshConfig,
+      ],
       // A consumer: no request context tracking every promise of the process (see RequestLogMode).
       requestLogs: 'hook',
     }),
@@ -26,6 +35,7 @@ import { StatusModule } from './status/status.module';
     ProvidersModule,
     SendingModule,
     StatusModule,
+    StatusRefreshModule,
   ],
 })
 export class NotificationSenderModule {}

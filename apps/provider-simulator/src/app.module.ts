@@ -7,6 +7,7 @@ import { CredentialsModule } from './credentials/credentials.module';
 import { InboundModule } from './inbound/inbound.module';
 import { MittoModule } from './mitto/mitto.module';
 import { NativeModule } from './native/native.module';
+import { RecordsConfig } from './records/records.config';
 import { SendingConfig } from './sending/sending.config';
 import { SesModule } from './ses/ses.module';
 import { StatsConfig } from './stats/stats.config';
@@ -25,7 +26,7 @@ import { WhatsAppModule } from './whatsapp/whatsapp.module';
       kafka: false,
       mysql: false,
       redis: false,
-      configs: [CredentialsConfig, StatsConfig, CallbacksConfig, SendingConfig],
+      configs: [CredentialsConfig, StatsConfig, CallbacksConfig, SendingConfig, RecordsConfig],
       // Thousands of sends a second: no request context tracking every promise (see RequestLogMode).
       requestLogs: 'hook',
     }),

@@ -1,5 +1,3 @@
-import { createReadStream, statSync } from 'node:fs';
-import { basename } from 'node:path';
 import {
   type CampaignDetailView,
   type CampaignView,
@@ -12,7 +10,8 @@ import { serviceChecked } from './api.client';
 import { parseIsoTime } from './cli-args.parser';
 import { ApiError, UsageError } from './cli.errors';
 import type { CommandContext, CommandSpec } from './command.types';
-import { formatBytes, formatFields, formatTable, formatTime, progressBar } from './output.formatter';
+import { fileChunks, startUpload, uploadSize } from './file-upload';
+import { formatBytes, formatFields, formatTable, formatTime } from './output.formatter';
 import { watchRun } from './run-watch';
 import { RUN_HEADERS, runRows } from './run-view.formatter';
 
@@ -44,6 +43,7 @@ export function formatCampaign(c: CampaignDetailView): string {
     ['channel', c.channel],
     ['credential', c.credentialId],
     ['state', c.state],
+    ['priority', c.priority],
     ['schedule', scheduleText(c)],
     ['next fire', formatTime(c.nextFireAt)],
     ['audience', c.audienceSize],
@@ -52,7 +52,13 @@ export function formatCampaign(c: CampaignDetailView): string {
   return `${head}\nruns (newest first):\n${formatTable(RUN_HEADERS, runRows(c.runs, c.audienceSize))}`;
 }
 
-function formatImport(summary: ImportSummary): string {
+/** An import's counters and first rejected lines (a campaign's audience or a contact list's). */
+export function formatImport(
+  summary: Pick<
+    ImportSummary,
+    'id' | 'state' | 'rowsRead' | 'rowsAccepted' | 'rowsRejected' | 'rowsDuplicate' | 'error' | 'firstRejects'
+  >,
+): string {
   const text = formatFields([
     ['import', summary.id],
     ['state', summary.state],
@@ -102,38 +108,9 @@ function scheduleFrom(context: CommandContext): CampaignBody['schedule'] {
   return { kind: 'now' };
 }
 
-/** The CSV as a stream of chunks, reporting bytes read (what has been handed to the upload). */
-async function* fileChunks(path: string, onBytes: (bytes: number) => void): AsyncGenerator<Uint8Array> {
-  let sent = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
-    const bytes = chunk as Buffer;
-    sent += bytes.length;
-    onBytes(sent);
-    yield bytes;
-  }
-}
-
-function csvSize(context: CommandContext, path: string): number {
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new UsageError(`--csv ${path} is not a file`, context.input.usage);
-    return stat.size;
-  } catch (error: unknown) {
-    if (error instanceof UsageError) throw error;
-    const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
-    throw new UsageError(`cannot read --csv ${path} (${code})`, context.input.usage);
-  }
-}
-
 async function uploadCsv(context: CommandContext, campaignId: string, path: string): Promise<ImportSummary> {
-  const size = csvSize(context, path);
-  const reporter = context.progress();
-  const name = basename(path);
+  const { name, size, reporter, draw } = startUpload(context, 'csv', path);
   const started = Date.now();
-  const draw = (bytes: number): void =>
-    reporter.update(
-      `uploading ${name} ${progressBar(bytes, size)} (${formatBytes(bytes)} of ${formatBytes(size)})`,
-    );
   draw(0);
   try {
     const summary = await context.api().audience.uploadCsv(campaignId, {
@@ -182,6 +159,7 @@ const create: CommandSpec = {
     'at',
     'cron',
     'tz',
+    'priority',
     'start',
     'watch',
     'interval',
@@ -192,10 +170,11 @@ const create: CommandSpec = {
     const { input } = context;
     input.noMoreArgs(0);
     const csv = input.string('csv');
-    if (csv !== undefined) csvSize(context, csv);
+    if (csv !== undefined) uploadSize(context, 'csv', csv);
     if (input.flag('watch') && !input.flag('start'))
       throw new UsageError('--watch needs --start', input.usage);
     const country = input.string('country');
+    const priority = input.int('priority', { min: 1, max: 10 });
     const body: CampaignBody = {
       name: input.required('name'),
       channel: serviceChecked(input.required('channel')),
@@ -203,6 +182,7 @@ const create: CommandSpec = {
       template: templateFrom(context),
       ...(country === undefined ? {} : { defaultCountry: serviceChecked<Country>(country) }),
       schedule: scheduleFrom(context),
+      ...(priority === undefined ? {} : { priority }),
     };
     const interval = watchInterval(context);
     const campaign = await context.api().campaigns.create(body);
@@ -299,6 +279,23 @@ const show: CommandSpec = {
   },
 };
 
+const update: CommandSpec = {
+  group: 'campaigns',
+  name: 'update',
+  args: ['CAMPAIGN_ID'],
+  options: ['priority'],
+  required: ['priority'],
+  summary: "change a campaign's priority (1-10: its weight in the credential's fair share)",
+  async run(context) {
+    const { input } = context;
+    const id = input.arg(0, 'CAMPAIGN_ID');
+    input.noMoreArgs(1);
+    const priority = input.int('priority', { min: 1, max: 10 }) as number;
+    const campaign = await context.api().campaigns.update(id, { priority });
+    context.result(campaign, () => formatCampaign(campaign));
+  },
+};
+
 function campaignAction(
   name: 'start' | 'pause' | 'resume' | 'stop' | 'archive',
   summary: string,
@@ -326,6 +323,7 @@ export const CAMPAIGN_COMMANDS: readonly CommandSpec[] = [
   upload,
   list,
   show,
+  update,
   campaignAction('start', 'start a DRAFT campaign (its run fires now, at its time, or by cron)'),
   campaignAction('pause', 'pause an ACTIVE campaign and its runs'),
   campaignAction('resume', 'resume a PAUSED campaign and its runs'),

@@ -64,7 +64,20 @@ export const OPTION_CATALOG = {
   at: { type: 'string', value: 'TIME', description: 'schedule once at an ISO 8601 time' },
   cron: { type: 'string', value: 'EXPR', description: "schedule by cron (five fields, e.g. '0 9 * * 1-5')" },
   tz: { type: 'string', value: 'ZONE', description: 'IANA time zone of --cron (default UTC)' },
+  priority: {
+    type: 'string',
+    value: 'N',
+    description: "1-10 (default 1): the campaign's weight in its credential's fair share, and due-run order",
+  },
   start: { type: 'boolean', description: 'start the campaign after the upload' },
+  to: {
+    type: 'string',
+    multiple: true,
+    value: 'ADDRESS',
+    description: 'a test recipient: phone number or e-mail address (repeat, at most 10)',
+  },
+  var: { type: 'string', multiple: true, value: 'NAME=VALUE', description: 'a template variable (repeat)' },
+  wait: { type: 'boolean', description: 'wait until every test message is sent or failed, then print' },
   watch: { type: 'boolean', description: 'redraw the latest run progress until the run ends' },
   interval: { type: 'string', value: 'MS', description: 'poll interval of --watch (default 1000)' },
   run: { type: 'string', value: 'RUN_ID', description: 'the run to show or watch (default: the latest)' },
@@ -110,6 +123,37 @@ export const OPTION_CATALOG = {
   },
   action: { type: 'string', value: 'ACTION', description: "one action exactly, e.g. 'POST /v1/campaigns'" },
   principal: { type: 'string', value: 'ID', description: 'one caller: a key id, operator, or a JWT subject' },
+  amount: { type: 'string', value: 'N', description: 'credits to add (a positive integer)' },
+  reference: {
+    type: 'string',
+    value: 'REF',
+    description: 'idempotency key of a top-up (an invoice or payment id): repeated, it credits nothing again',
+  },
+  price: {
+    type: 'string',
+    value: 'N|none',
+    description: 'credits per message (per segment on SMS); none: the channel is not metered',
+  },
+  daily: {
+    type: 'string',
+    value: 'N|none',
+    description: 'messages per UTC day across channels; none: no cap',
+  },
+  monthly: {
+    type: 'string',
+    value: 'N|none',
+    description: 'messages per UTC month across channels; none: no cap',
+  },
+  kind: { type: 'string', value: 'KIND', description: 'TOP_UP, RESERVE, REFUND or ADJUST' },
+  file: { type: 'string', value: 'FILE', description: 'CSV file to upload into a contact list' },
+  url: { type: 'string', value: 'URL', description: 'http(s) URL of a CSV file the service fetches' },
+  where: {
+    type: 'string',
+    multiple: true,
+    value: 'NAME=VALUE[,VALUE...]',
+    description:
+      'a segment attribute: members whose variable equals the value, or one of them (repeat: all must hold)',
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTION_CATALOG;

@@ -237,6 +237,25 @@ describe('runCli', () => {
     expect(c.stdout()).toContain('run 7 is RUNNING (2 messages requeued)');
   });
 
+  it('asks for a status refresh of a run and prints the unsettled counts', async () => {
+    const c = cli({
+      'POST /v1/campaigns/cmp_1/runs/7/status-refresh': () =>
+        json(202, {
+          runId: '7',
+          unsettled: { unknown: 3, sentWithoutCallback: 12 },
+          lastRefresh: {
+            requestedAt: '2026-11-24T10:00:00.000Z',
+            finishedAt: null,
+            settled: { sent: 0, delivered: 0, read: 0, failed: 0, notReceived: 0 },
+            unresolved: 0,
+          },
+        }),
+    });
+    expect(await c.run('runs', 'refresh-status', 'cmp_1', '7')).toBe(0);
+    expect(c.stdout()).toContain('refresh requested for run 7: 3 UNKNOWN, 12 SENT without callback');
+    expect(c.stdout()).toContain('(in progress)');
+  });
+
   it('creates a campaign with the schedule and template from flags', async () => {
     const c = cli({ 'POST /v1/campaigns': () => json(201, { ...campaign([]), state: 'DRAFT' }) });
     const argv = ['campaigns', 'create', '--name', 'N', '--channel', 'sms', '--credential', 'cred_1'];

@@ -1,12 +1,11 @@
-import { createReadStream, statSync } from 'node:fs';
 import { open, unlink } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { OptOutImportSummary, OptOutView, QueryOf, SchedulerOperations } from '@ums/client';
 import { connectionError, serviceChecked } from './api.client';
 import { UsageError } from './cli.errors';
 import type { CommandContext, CommandSpec } from './command.types';
-import { formatBytes, formatFields, formatTable, formatTime, progressBar } from './output.formatter';
+import { uploadCsvFile } from './file-upload';
+import { formatBytes, formatFields, formatTable, formatTime } from './output.formatter';
 
 type Channel = OptOutView['channel'];
 type Country = NonNullable<QueryOf<SchedulerOperations['OptOuts_list']>['defaultCountry']>;
@@ -113,18 +112,6 @@ const remove: CommandSpec = {
   },
 };
 
-function fileSize(context: CommandContext, path: string): number {
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new UsageError(`--csv ${path} is not a file`, context.input.usage);
-    return stat.size;
-  } catch (error: unknown) {
-    if (error instanceof UsageError) throw error;
-    const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
-    throw new UsageError(`cannot read --csv ${path} (${code})`, context.input.usage);
-  }
-}
-
 const importCsv: CommandSpec = {
   group: 'opt-outs',
   name: 'import',
@@ -136,32 +123,13 @@ const importCsv: CommandSpec = {
     const { input } = context;
     input.noMoreArgs(0);
     const path = input.required('csv');
-    const size = fileSize(context, path);
-    const reporter = context.progress();
-    const name = basename(path);
-    async function* chunks(): AsyncGenerator<Uint8Array> {
-      let sent = 0;
-      for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
-        sent += (chunk as Buffer).length;
-        reporter.update(
-          `uploading ${name} ${progressBar(sent, size)} (${formatBytes(sent)} of ${formatBytes(size)})`,
-        );
-        yield chunk as Buffer;
-      }
-    }
-    try {
-      const summary = await context
-        .api()
-        .optOuts.importCsv(
-          { fileName: name, contentType: 'text/csv', content: chunks() },
-          { defaultCountry: countryOf(context) },
-        );
-      reporter.finish(`uploaded ${name}: ${summary.rowsAdded} opt-outs added`);
-      context.result(summary, () => formatImport(summary));
-    } catch (error: unknown) {
-      reporter.finish();
-      throw error;
-    }
+    const summary = await uploadCsvFile(
+      context,
+      { option: 'csv', path },
+      (part) => context.api().optOuts.importCsv(part, { defaultCountry: countryOf(context) }),
+      (result, name) => `uploaded ${name}: ${result.rowsAdded} opt-outs added`,
+    );
+    context.result(summary, () => formatImport(summary));
   },
 };
 

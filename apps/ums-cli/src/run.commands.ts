@@ -144,6 +144,28 @@ const messages: CommandSpec = {
   },
 };
 
+const refreshStatus: CommandSpec = {
+  group: 'runs',
+  name: 'refresh-status',
+  args: ['CAMPAIGN_ID', 'RUN_ID'],
+  options: [],
+  summary: 'ask the providers now about UNKNOWN and SENT messages of a run (nothing is resent)',
+  async run(context) {
+    const { campaignId, runId } = runIds(context);
+    const view = await context.api().statusRefresh.request(campaignId, runId);
+    context.result(view, () => {
+      const last = view.lastRefresh;
+      const settled =
+        last === null
+          ? ''
+          : `last refresh ${formatTime(last.requestedAt)}${last.finishedAt === null ? ' (in progress)' : `, finished ${formatTime(last.finishedAt)}`}: ` +
+            `sent ${last.settled.sent}, delivered ${last.settled.delivered}, read ${last.settled.read}, ` +
+            `failed ${last.settled.failed}, not received ${last.settled.notReceived}, unresolved ${last.unresolved}\n`;
+      return `refresh requested for run ${view.runId}: ${view.unsettled.unknown} UNKNOWN, ${view.unsettled.sentWithoutCallback} SENT without callback\n${settled}`;
+    });
+  },
+};
+
 export const RUN_COMMANDS: readonly CommandSpec[] = [
   list,
   show,
@@ -153,5 +175,9 @@ export const RUN_COMMANDS: readonly CommandSpec[] = [
   runAction('stop', 'stop a RUNNING or PAUSED run for good (PENDING messages stay unsent)'),
   runAction('cancel', 'cancel a run that has not started'),
   runAction('retry-failed', 'put FAILED messages back to PENDING and run them again'),
-  runAction('resend-unknown', 'put UNKNOWN messages back to PENDING and send them again (on purpose only)'),
+  runAction(
+    'resend-unknown',
+    'put UNKNOWN (and FAILED not-received) messages back to PENDING and send them again (on purpose only)',
+  ),
+  refreshStatus,
 ];

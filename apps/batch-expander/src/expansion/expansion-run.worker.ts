@@ -59,6 +59,7 @@ export class ExpansionRunWorker {
       owner: deps.owner,
       batchesPublished: run.batchesPublished,
       batchesFinished: 0,
+      priority: run.priority,
     };
   }
 
@@ -200,6 +201,7 @@ export class ExpansionRunWorker {
         seq: this.published + index,
         leaseEpoch: this.run.epoch,
         credentialId: this.run.credentialId,
+        priority: this.progress.priority,
         channel: this.run.channel,
         items: batchItems,
         createdAt,

@@ -13,6 +13,8 @@ export interface LeasedRun {
   readonly epoch: number;
   readonly cursor: string;
   readonly batchesPublished: number;
+  /** The campaign's priority (its weight in the senders' fair share), carried on every batch. */
+  readonly priority: number;
 }
 
 /** A run's row as the poller sees it. */
@@ -23,6 +25,8 @@ export interface RunProgress {
   readonly owner: string | null;
   readonly batchesPublished: number;
   readonly batchesFinished: number;
+  /** The campaign's priority as the poller last read it: a change reaches the next batches. */
+  readonly priority: number;
 }
 
 export interface ContactRow {
@@ -49,6 +53,7 @@ interface LeasedRunRow {
   readonly lease_epoch: number;
   readonly checkpoint_cursor: string;
   readonly batches_published: number;
+  readonly priority: number;
 }
 
 interface RunStateRow {
@@ -62,6 +67,7 @@ interface RunProgressRow {
   readonly lease_owner: string | null;
   readonly batches_published: number;
   readonly batches_finished: number;
+  readonly priority: number;
 }
 
 /** A contact of the audience page; opted_out is 0 or 1, an INT or a BIGINT (a string here) by server. */
@@ -132,7 +138,7 @@ export class ExpansionRepository {
     const rows = await selectRows<LeasedRunRow>(
       this.dataSource,
       `SELECT r.id, r.campaign_id, c.tenant_id, c.channel, c.credential_id, r.lease_epoch,
-              r.checkpoint_cursor, r.batches_published
+              r.checkpoint_cursor, r.batches_published, c.priority
          FROM runs r JOIN campaigns c ON c.id = r.campaign_id
         WHERE r.id = ?`,
       [runId],
@@ -148,6 +154,7 @@ export class ExpansionRepository {
       epoch: row.lease_epoch,
       cursor: row.checkpoint_cursor,
       batchesPublished: row.batches_published,
+      priority: row.priority,
     };
   }
 
@@ -177,13 +184,18 @@ export class ExpansionRepository {
     return result.affectedRows === 1 ? epoch + 1 : undefined;
   }
 
-  /** One query for every run this process expands: states, fencing and sender progress. */
+  /**
+   * One query for every run this process expands: states, fencing, sender progress and the
+   * campaign's priority (by primary key, so a changed priority reaches the next batches).
+   */
   async progressOf(runIds: readonly string[]): Promise<RunProgress[]> {
     if (runIds.length === 0) return [];
     const rows = await selectRows<RunProgressRow>(
       this.dataSource,
-      `SELECT id, state, lease_epoch, lease_owner, batches_published, batches_finished
-         FROM runs WHERE id IN (?)`,
+      `SELECT r.id, r.state, r.lease_epoch, r.lease_owner, r.batches_published, r.batches_finished,
+              c.priority
+         FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+        WHERE r.id IN (?)`,
       [runIds],
     );
     return rows.map((row) => ({
@@ -193,6 +205,7 @@ export class ExpansionRepository {
       owner: row.lease_owner,
       batchesPublished: row.batches_published,
       batchesFinished: row.batches_finished,
+      priority: row.priority,
     }));
   }
 

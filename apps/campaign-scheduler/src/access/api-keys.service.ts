@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Scope } from '@ums/contracts';
+import { ALL_SCOPES, type Scope } from '@ums/contracts';
 import {
   ApiKeysRepository,
   describePrincipal,
@@ -27,7 +27,8 @@ export class ApiKeysService {
 
   async create(principal: Principal, dto: CreateApiKeyDto, now = new Date()): Promise<CreatedApiKeyView> {
     const tenantId = requireTenant(principal);
-    const scopes = dto.scopes ?? [...principal.scopes];
+    // Left out: the caller's scopes a tenant key may hold (never the operator's own, e.g. credits:admin).
+    const scopes = dto.scopes ?? ALL_SCOPES.filter((scope) => principal.scopes.has(scope));
     const beyond = scopes.filter((scope: Scope) => !principal.scopes.has(scope));
     if (beyond.length > 0) {
       throw new ForbiddenError(

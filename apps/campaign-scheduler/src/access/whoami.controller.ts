@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ALL_SCOPES, WHOAMI_VIEW, type WhoamiView } from '@ums/contracts';
+import { OPERATOR_SCOPES, WHOAMI_VIEW, type WhoamiView } from '@ums/contracts';
 import { ApiAnswer, Authenticated, Caller, type Principal } from '@ums/platform';
 
 /** Who the caller is, as the API sees its credential: what a console shows after signing in. */
@@ -13,7 +13,7 @@ export class WhoamiController {
       kind: principal.kind,
       id: principal.id,
       tenantId: principal.tenantId,
-      scopes: ALL_SCOPES.filter((scope) => principal.scopes.has(scope)),
+      scopes: OPERATOR_SCOPES.filter((scope) => principal.scopes.has(scope)),
     };
   }
 }

@@ -7,36 +7,39 @@ import {
   analyzeAudienceHeader,
   type AudienceLayout,
   canImportAudience,
-  isBlankRow,
   phoneCountry,
   type RecipientInput,
   type TemplateContent,
   templateVariables,
-  validateAudienceRow,
   validateRecipient,
 } from '@ums/domain';
-import {
-  CodedError,
-  ConflictError,
-  errorMessage,
-  InvalidInputError,
-  NotFoundError,
-  type TenantFilter,
-  TooLargeError,
-  UnavailableError,
-} from '@ums/platform';
-import { AudienceErrorCode, CampaignErrorCode, describeFailure, HttpErrorCode } from '@ums/contracts';
+import { ConflictError, InvalidInputError, NotFoundError, type TenantFilter } from '@ums/platform';
+import { AudienceErrorCode, CampaignErrorCode } from '@ums/contracts';
 import { AudienceConfig } from './audience.config';
 import { MAX_INLINE_RECIPIENTS } from './audience.dto';
-import { type AudienceCampaign, AudienceRepository } from './audience.repository';
-import { type CsvRow, formatCsvRow, readCsvRows } from './audience-csv.reader';
+import { type AudienceCampaign, AudienceRepository, type ImportCounters } from './audience.repository';
+import { formatCsvRow } from './audience-csv.reader';
 import type { AudienceImportView, ImportSource, ImportSummary, RejectView } from './audience-import.view';
 import { AudienceImportWriter } from './audience-import.writer';
 import { AudienceUrlFetcher, parseAudienceUrl } from './audience-url.fetcher';
+import { type ImportRecorder, ImportRunner } from './import.runner';
 
 export type { ImportSummary } from './audience-import.view';
 
 const FIRST_REJECTS = 20;
+const NO_ROWS: ImportCounters = { read: 0, accepted: 0, rejected: 0, duplicate: 0 };
+
+/** What a copy into a campaign's audience (see importCopied) gets to land its rows. */
+export interface AudienceCopyJob {
+  readonly campaignId: string;
+  readonly importId: string;
+  /** Variables the campaign's template uses: a row without a non-blank value of each is rejected. */
+  readonly requiredVariables: readonly string[];
+  /** Aborted at shutdown: stop at the next window (throw), rows landed so far are kept. */
+  readonly signal: AbortSignal;
+  /** Records the running totals on the import (absolute, as the writer's progress). */
+  progress(counters: ImportCounters): Promise<void>;
+}
 
 /** A campaign checked for an import, with the rules its rows are held to. */
 interface ImportTarget {
@@ -44,17 +47,6 @@ interface ImportTarget {
   /** Variables the template uses: required columns (files) or keys (inline), never empty. */
   readonly variables: readonly string[];
   readonly normalize: AddressNormalizer;
-}
-
-/** Why an import stopped, as stored in audience_imports.error (one column: see describeFailure). */
-function importFailure(error: unknown): string {
-  if (error instanceof CodedError) return describeFailure(error.code, error.message);
-  // Network and undici errors carry their own codes (ECONNREFUSED, UND_ERR_BODY_TIMEOUT...).
-  const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
-  return describeFailure(
-    typeof code === 'string' && code !== '' ? code : HttpErrorCode.Unexpected,
-    errorMessage(error),
-  );
 }
 
 function describeRecipient(recipient: RecipientInput): string {
@@ -69,20 +61,21 @@ function describeRecipient(recipient: RecipientInput): string {
  */
 @Injectable()
 export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(AudienceImportService.name);
-  /** Aborted at shutdown: every running import stops at its next chunk and is marked FAILED. */
-  private readonly shutdown = new AbortController();
-  private readonly running = new Set<Promise<unknown>>();
-  /** Ids of the imports this process runs, touched periodically so no replica takes them for dead. */
-  private readonly live = new Set<string>();
-  private keeper: NodeJS.Timeout | undefined;
-  private keeping = false;
+  private readonly runner: ImportRunner;
 
   constructor(
     private readonly repository: AudienceRepository,
     private readonly config: AudienceConfig,
     private readonly fetcher: AudienceUrlFetcher,
-  ) {}
+  ) {
+    this.runner = new ImportRunner({
+      rows: repository,
+      staleMs: config.AUDIENCE_IMPORT_STALE_MS,
+      logger: new Logger(AudienceImportService.name),
+      kind: 'Audience',
+      lands: 'rows',
+    });
+  }
 
   /**
    * Streams an uploaded file into a new import and answers when it is done. The campaign is checked
@@ -95,7 +88,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
     openFile: () => Promise<AsyncIterable<Buffer>>,
   ): Promise<ImportSummary> {
     const target = await this.prepare(campaignId, tenant);
-    return this.track(async () => {
+    return this.runner.track(async () => {
       const file = await openFile();
       const importId = await this.importFile(target, file, 'csv');
       return this.summary(campaignId, importId, tenant);
@@ -117,7 +110,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
       );
     }
     const target = await this.prepare(campaignId, tenant);
-    return this.track(async () => {
+    return this.runner.track(async () => {
       const importId = await this.createImport(campaignId, source);
       const writer = this.writer(target, importId, describeRecipient);
       let failure: unknown;
@@ -128,7 +121,7 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
           if (verdict.ok) writer.accept(i + 1, verdict.address, verdict.variables, recipient);
           else writer.reject(i + 1, verdict.reason, recipient);
           if (writer.full) {
-            this.throwIfShuttingDown();
+            this.runner.throwIfShuttingDown();
             await writer.flush();
           }
         }
@@ -150,29 +143,59 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
     url: string,
     source: Extract<ImportSource, 'url' | 'request'>,
   ): Promise<ImportSummary> {
-    this.throwIfShuttingDown();
+    this.runner.throwIfShuttingDown();
     // The campaign first: another tenant's is 404 whatever the URL.
     const target = await this.prepare(campaignId, tenant);
     const parsed = parseAudienceUrl(url);
     const importId = await this.createImport(campaignId, source);
     const started = await this.summary(campaignId, importId, tenant);
-    void this.track(async () => {
-      try {
-        const body = await this.fetcher.open(parsed, this.shutdown.signal);
+    // importFile records (and logs) its own failures; a fetch that failed is recorded by the runner.
+    this.runner.background(
+      { importId, fields: { campaignId }, record: this.recorder(importId) },
+      async () => {
+        const body = await this.fetcher.open(parsed, this.runner.signal);
         await this.importFile(target, body, source, importId);
-      } catch (error: unknown) {
-        // importFile records (and logs) its own failures; a fetch that failed is recorded here.
-        if (error instanceof ImportFinishedError) return;
-        await this.fail(importId, error);
-        this.logger.warn({ campaignId, importId, error: importFailure(error) }, 'Audience URL import failed');
-      }
-    }).catch((error: unknown) => {
-      this.logger.error(
-        { err: error, campaignId, importId },
-        'Could not record the end of an audience import',
-      );
-    });
+      },
+    );
     return started;
+  }
+
+  /**
+   * Copies rows chosen elsewhere (a contact list's members) into the campaign's audience, recorded
+   * as one import of source `list` and answered when done. The campaign is checked first (the
+   * tenant's, editable, a usable template), then `check` runs with it (the list's own refusals);
+   * `copy` lands the rows and answers the final counters.
+   */
+  async importCopied(
+    campaignId: string,
+    tenant: TenantFilter,
+    check: (campaign: AudienceCampaign) => Promise<void>,
+    copy: (job: AudienceCopyJob) => Promise<ImportCounters>,
+  ): Promise<ImportSummary> {
+    const target = await this.prepare(campaignId, tenant);
+    await check(target.campaign);
+    return this.runner.track(async () => {
+      const importId = await this.createImport(campaignId, 'list');
+      let counters = NO_ROWS;
+      let failure: unknown;
+      try {
+        counters = await copy({
+          campaignId,
+          importId,
+          requiredVariables: target.variables,
+          signal: this.runner.signal,
+          progress: async (totals) => {
+            counters = totals;
+            await this.repository.updateProgress(importId, totals);
+          },
+        });
+      } catch (error: unknown) {
+        failure = error;
+      }
+      const record = this.recorder(importId);
+      await this.runner.finish({ importId, counters, failure, record, fields: { campaignId } });
+      return this.summary(campaignId, importId, tenant);
+    });
   }
 
   async getImport(campaignId: string, tenant: TenantFilter, importId: string): Promise<ImportSummary> {
@@ -203,49 +226,22 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    const every = Math.floor(this.config.AUDIENCE_IMPORT_STALE_MS / 5);
-    this.keeper = setInterval(() => void this.keepAlive(), every);
-    this.keeper.unref();
+    this.runner.start();
   }
 
   /** Stops running imports at their next chunk (they end FAILED, rows landed so far kept) and waits. */
   async onModuleDestroy(): Promise<void> {
-    this.shutdown.abort();
-    await Promise.allSettled([...this.running]);
-    clearInterval(this.keeper);
-  }
-
-  /**
-   * Touches the imports this process runs (a slow source may not land a chunk for a while), then
-   * fails RUNNING imports nobody touched for AUDIENCE_IMPORT_STALE_MS: their process died (a crash,
-   * a SIGKILL), and without this they would stay RUNNING for ever.
-   */
-  private async keepAlive(): Promise<void> {
-    if (this.keeping) return;
-    this.keeping = true;
-    try {
-      await this.repository.touchImports([...this.live]);
-      const staleMs = this.config.AUDIENCE_IMPORT_STALE_MS;
-      const abandoned = await this.repository.abandonStale(
-        staleMs,
-        describeFailure(
-          AudienceErrorCode.ImportAbandoned,
-          `no sign of life for ${staleMs} ms; the process running it stopped. Rows landed so far ` +
-            'are kept: import again to add the rest (duplicates are skipped)',
-        ),
-      );
-      if (abandoned > 0) this.logger.warn({ abandoned }, 'Marked abandoned audience imports FAILED');
-    } catch (error: unknown) {
-      this.logger.error({ err: error }, 'Could not keep audience imports alive or fail abandoned ones');
-    } finally {
-      this.keeping = false;
-    }
+    await this.runner.stop();
   }
 
   private async createImport(campaignId: string, source: ImportSource): Promise<string> {
     const importId = await this.repository.createImport(campaignId, source);
-    this.live.add(importId);
+    this.runner.adopt(importId);
     return importId;
+  }
+
+  private recorder(importId: string): ImportRecorder {
+    return (state, counters, error) => this.repository.finish(importId, state, counters, error);
   }
 
   /**
@@ -259,53 +255,26 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
     source: ImportSource,
     givenImportId?: string,
   ): Promise<string> {
-    let layout: AudienceLayout | undefined;
-    let writer: AudienceImportWriter<readonly string[]> | undefined;
-    let failure: unknown;
-    const start = async (): Promise<void> => {
-      const importId = givenImportId ?? (await this.createImport(target.campaign.id, source));
-      writer = this.writer(target, importId, formatCsvRow);
-    };
-    const onRow = (row: CsvRow): Promise<void> | undefined => {
-      if (isBlankRow(row.cells)) return undefined;
-      if (writer === undefined) {
-        layout = this.layoutOf(row.cells, target);
-        return start();
-      }
-      const verdict = validateAudienceRow(row.cells, layout as AudienceLayout, target.normalize);
-      if (verdict.ok) writer.accept(row.line, verdict.address, verdict.variables, row.cells);
-      else writer.reject(row.line, verdict.reason, row.cells);
-      return writer.full ? writer.flush() : undefined;
-    };
-    try {
-      const { tooLarge } = await readCsvRows(
-        file,
-        { maxBytes: this.config.AUDIENCE_MAX_BYTES, signal: this.shutdown.signal },
-        onRow,
-      );
-      if (tooLarge) {
-        failure = new TooLargeError(
-          AudienceErrorCode.TooLarge,
-          `The audience file is larger than AUDIENCE_MAX_BYTES (${this.config.AUDIENCE_MAX_BYTES} bytes); ` +
-            'the rows within that size were imported',
-        );
-      } else if (layout === undefined) {
-        failure = new InvalidInputError(AudienceErrorCode.HeaderInvalid, 'The file has no header line', [
-          { field: 'header', reason: 'the file is empty or has only blank lines' },
-        ]);
-      }
-    } catch (error: unknown) {
-      failure = error;
-    }
+    const read = await this.runner.readCsv(file, {
+      layoutOf: (header) => this.layoutOf(header, target),
+      open: async () => {
+        const importId = givenImportId ?? (await this.createImport(target.campaign.id, source));
+        return this.writer(target, importId, formatCsvRow);
+      },
+      normalize: target.normalize,
+      maxBytes: this.config.AUDIENCE_MAX_BYTES,
+      fileLabel: 'The audience file',
+    });
+    let { writer } = read;
     if (writer === undefined && givenImportId !== undefined) {
       writer = this.writer(target, givenImportId, formatCsvRow);
     }
     if (writer === undefined) {
       // Refused before any import existed (header, campaign gone): nothing to record.
-      if (failure !== undefined) throw this.publicError(failure);
+      if (read.failure !== undefined) throw this.runner.publicError(read.failure);
       throw new Error('An audience file ended without a header and without a failure');
     }
-    await this.finish(writer, failure);
+    await this.finish(writer, read.failure);
     return writer.importId;
   }
 
@@ -323,83 +292,16 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  /**
-   * Lands what is left and records the outcome. With a failure, rows collected before it are still
-   * landed (they were read completely), then the failure is rethrown as ImportFinishedError.
-   */
+  /** Lands what is left and records the outcome; a failure is rethrown once recorded. */
   private async finish<S>(writer: AudienceImportWriter<S>, failure: unknown): Promise<void> {
-    let outcome = failure === undefined ? undefined : this.publicError(failure);
-    try {
-      await writer.drain();
-    } catch (error: unknown) {
-      if (outcome === undefined) outcome = error;
-      else
-        this.logger.error({ err: error, importId: writer.importId }, 'Could not land the last audience rows');
-    }
-    const counters = writer.counters;
-    const error = outcome === undefined ? null : importFailure(outcome);
-    try {
-      await this.repository.finish(writer.importId, error === null ? 'COMPLETED' : 'FAILED', counters, error);
-    } finally {
-      this.live.delete(writer.importId);
-    }
-    const fields = {
-      campaignId: writer.campaignId,
-      importId: writer.importId,
-      rowsRead: counters.read,
-      rowsAccepted: counters.accepted,
-      rowsRejected: counters.rejected,
-      rowsDuplicate: counters.duplicate,
-    };
-    if (error === null) this.logger.log(fields, 'Audience import completed');
-    else this.logger.warn({ ...fields, error }, 'Audience import failed');
-    if (outcome !== undefined) throw new ImportFinishedError(writer.importId, outcome);
-  }
-
-  private async fail(importId: string, error: unknown): Promise<void> {
-    try {
-      await this.repository.finish(
-        importId,
-        'FAILED',
-        { read: 0, accepted: 0, rejected: 0, duplicate: 0 },
-        importFailure(this.publicError(error)),
-      );
-    } finally {
-      this.live.delete(importId);
-    }
-  }
-
-  /** Runs an import so that shutdown can wait for it; answers with the coded error it failed with. */
-  private async track<T>(work: () => Promise<T>): Promise<T> {
-    this.throwIfShuttingDown();
-    const task = work();
-    this.running.add(task);
-    try {
-      return await task;
-    } catch (error: unknown) {
-      throw unwrapWithImport(error);
-    } finally {
-      this.running.delete(task);
-    }
-  }
-
-  private throwIfShuttingDown(): void {
-    if (this.shutdown.signal.aborted) throw this.shuttingDown();
-  }
-
-  private shuttingDown(): UnavailableError {
-    return new UnavailableError(
-      HttpErrorCode.ServiceShuttingDown,
-      'The service is shutting down; rows landed so far are kept: import again to add the rest ' +
-        '(duplicates are skipped)',
-    );
-  }
-
-  /** The error a caller should see: aborts at shutdown become 503, anything coded stays as it is. */
-  private publicError(error: unknown): unknown {
-    if (error instanceof CodedError) return error;
-    if (this.shutdown.signal.aborted) return this.shuttingDown();
-    return error;
+    const { importId, campaignId } = writer;
+    await this.runner.finish({
+      importId,
+      writer,
+      failure,
+      record: this.recorder(importId),
+      fields: { campaignId },
+    });
   }
 
   private layoutOf(header: readonly string[], target: ImportTarget): AudienceLayout {
@@ -490,27 +392,4 @@ export class AudienceImportService implements OnModuleInit, OnModuleDestroy {
       normalize: addressNormalizerFor(campaign.channel, country),
     };
   }
-}
-
-/** A failure already recorded on its import (state FAILED, error set). */
-class ImportFinishedError extends Error {
-  constructor(
-    readonly importId: string,
-    override readonly cause: unknown,
-  ) {
-    super(`Audience import ${importId} failed: ${errorMessage(cause)}`);
-  }
-}
-
-/** The coded error of a finished import, with the import's id in its details so callers can look it up. */
-function unwrapWithImport(error: unknown): unknown {
-  if (!(error instanceof ImportFinishedError)) return error;
-  const cause = error.cause;
-  const details = { importId: error.importId };
-  if (cause instanceof InvalidInputError) {
-    return new InvalidInputError(cause.code, cause.message, cause.fields, { ...cause.details, ...details });
-  }
-  if (cause instanceof TooLargeError) return new TooLargeError(cause.code, cause.message, details);
-  if (cause instanceof UnavailableError) return new UnavailableError(cause.code, cause.message, details);
-  return cause;
 }

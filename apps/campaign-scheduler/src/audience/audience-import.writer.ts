@@ -1,10 +1,19 @@
 import type { RecipientVariables } from '@ums/domain';
-import type { AudienceRepository, ImportCounters, NewContact, NewReject } from './audience.repository';
+import type { ImportCounters, ImportRows, NewContact, NewReject } from './import-rows.sql';
 
 /** A contact waiting to land, with its input kept to describe it if it turns out to be a duplicate. */
 interface PendingContact<S> extends NewContact {
   readonly source: S;
 }
+
+/**
+ * Where a writer lands its rows: a campaign's audience (AudienceRepository) or a contact list
+ * (keyed by the list's id instead of the campaign's).
+ */
+export type ImportSink = Pick<
+  ImportRows<string>,
+  'insertContacts' | 'existingContacts' | 'insertRejects' | 'updateProgress'
+>;
 
 interface Chunk<S> {
   readonly contacts: PendingContact<S>[];
@@ -39,7 +48,8 @@ export class AudienceImportWriter<S> {
   private totals = { read: 0, accepted: 0, rejected: 0, duplicate: 0 };
 
   constructor(
-    private readonly repository: AudienceRepository,
+    private readonly repository: ImportSink,
+    /** The campaign (or contact list) the rows land in. */
     readonly campaignId: string,
     readonly importId: string,
     private readonly chunkRows: number,

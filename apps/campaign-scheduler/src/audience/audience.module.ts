@@ -10,6 +10,6 @@ export type { ImportSummary } from './audience-import.view';
 @Module({
   controllers: [AudienceController],
   providers: [AudienceRepository, AudienceImportService, AudienceUrlFetcher],
-  exports: [AudienceImportService],
+  exports: [AudienceImportService, AudienceUrlFetcher],
 })
 export class AudienceModule {}

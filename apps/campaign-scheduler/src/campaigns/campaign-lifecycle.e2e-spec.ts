@@ -271,6 +271,15 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
         abortIf: expander.process.exitedUnexpectedly,
       },
     );
+    // A priority changed while the run expands reaches its next batches (no lease taken again).
+    expect(probe.batches.filter((b) => b.runId === runId).every((b) => b.priority === 1)).toBe(true);
+    const reprioritized = await call('PATCH', `/v1/campaigns/${campaignId}`, { priority: 4 });
+    expect(reprioritized.body).toMatchObject({ priority: 4, state: 'ACTIVE' });
+    await waitUntil(
+      'a batch with the new priority',
+      () => probe.batches.some((b) => b.runId === runId && b.priority === 4),
+      { timeoutMs: 10_000, intervalMs: 20 },
+    );
 
     const paused = await api().runs.act(campaignId, runId, 'pause');
     const pausedAt = Date.now();
@@ -307,6 +316,9 @@ describe('campaign API and run lifecycle (scheduler + expander processes)', () =
     expect(Number(counts?.['contacts'])).toBe(30_000);
     expect(Number(counts?.['sent'])).toBe(30_000);
     expect(probe.duplicates().extraCopies).toBeLessThanOrEqual((WINDOW + STEP) * 100);
+    const afterPause = probe.batches.filter((b) => b.runId === runId && b.appendedAt > pausedAt);
+    expect(afterPause.length).toBeGreaterThan(0);
+    expect(afterPause.every((b) => b.priority === 4)).toBe(true);
     const campaign = await api().campaigns.get(campaignId);
     expect(campaign.state).toBe('COMPLETED');
     expect(campaign.runs[0]?.counters).toMatchObject({

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   CAMPAIGN_DETAIL_VIEW,
   CAMPAIGN_LIST,
@@ -21,6 +21,7 @@ import { Matches } from 'class-validator';
 import type { CampaignDetailView, CampaignView } from './campaign.view';
 import { CampaignsService } from './campaigns.service';
 import { CampaignActionParams, CreateCampaignDto, ListCampaignsQuery } from './create-campaign.dto';
+import { UpdateCampaignDto } from './update-campaign.dto';
 
 export class CampaignIdParams {
   @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'campaignId must be a campaign id' })
@@ -66,6 +67,19 @@ export class CampaignsController {
   @Get(':campaignId')
   get(@Caller() principal: Principal, @Param() params: CampaignIdParams): Promise<CampaignDetailView> {
     return this.campaigns.get(params.campaignId, principal.tenantId);
+  }
+
+  /** Changes the fields given (priority); the campaign with its audience size and latest runs. */
+  @Requires(Scope.CampaignsWrite)
+  @ApiAnswer(CAMPAIGN_DETAIL_VIEW)
+  @ApiErrors({ 404: [CampaignErrorCode.NotFound] })
+  @Patch(':campaignId')
+  update(
+    @Caller() principal: Principal,
+    @Param() params: CampaignIdParams,
+    @Body() dto: UpdateCampaignDto,
+  ): Promise<CampaignDetailView> {
+    return this.campaigns.update(params.campaignId, dto, principal.tenantId);
   }
 
   /** start, pause, resume, stop, archive. */

@@ -26,6 +26,8 @@ export interface NewCampaign {
   readonly cron: string | null;
   readonly timeZone: string;
   readonly sourceRequestId: string | null;
+  /** 1..10 (chk_campaigns_priority). */
+  readonly priority: number;
 }
 
 export interface CredentialSummary {
@@ -34,7 +36,7 @@ export interface CredentialSummary {
 }
 
 const COLUMNS = `id, tenant_id, name, channel, credential_id, template, default_country, schedule_kind, schedule_at,
-  cron_expression, time_zone, next_fire_at, state, created_at, updated_at`;
+  cron_expression, time_zone, next_fire_at, state, created_at, updated_at, priority`;
 
 /** A `campaigns` row as COLUMNS selects it. */
 interface CampaignRow {
@@ -54,6 +56,8 @@ interface CampaignRow {
   readonly state: CampaignState;
   readonly created_at: Date;
   readonly updated_at: Date;
+  /** TINYINT UNSIGNED: a number. */
+  readonly priority: number;
 }
 
 interface CredentialSummaryRow {
@@ -89,8 +93,8 @@ export class CampaignsRepository {
     const result = await writeRows(
       manager,
       `INSERT IGNORE INTO campaigns (id, tenant_id, name, channel, credential_id, template, default_country,
-         schedule_kind, schedule_at, cron_expression, time_zone, state, source_request_id, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'DRAFT', ?, UTC_TIMESTAMP(3))`,
+         schedule_kind, schedule_at, cron_expression, time_zone, state, source_request_id, priority, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'DRAFT', ?, ?, UTC_TIMESTAMP(3))`,
       [
         c.id,
         c.tenantId,
@@ -104,6 +108,7 @@ export class CampaignsRepository {
         c.cron,
         c.timeZone,
         c.sourceRequestId,
+        c.priority,
       ],
     );
     if (result.affectedRows === 1) return { id: c.id, created: true };
@@ -185,6 +190,15 @@ export class CampaignsRepository {
     return Number(rows[0]?.n ?? 0);
   }
 
+  /** A locked campaign's priority: the expanders carry it on the run's next batches. */
+  async setPriority(manager: EntityManager, id: string, priority: number): Promise<void> {
+    await writeRows(
+      manager,
+      'UPDATE campaigns SET priority = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?',
+      [priority, id],
+    );
+  }
+
   async setState(
     manager: EntityManager,
     id: string,
@@ -216,6 +230,7 @@ function toView(row: CampaignRow): CampaignView {
       timeZone: row.time_zone,
     },
     nextFireAt: iso(row.next_fire_at),
+    priority: row.priority,
     state: row.state,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

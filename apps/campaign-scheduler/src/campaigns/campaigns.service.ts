@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CampaignErrorCode, Channel, CredentialErrorCode, RunState } from '@ums/contracts';
+import { CAMPAIGN_PRIORITY, CampaignErrorCode, Channel, CredentialErrorCode, RunState } from '@ums/contracts';
 import {
   CampaignEvent,
   CampaignState,
@@ -46,6 +46,13 @@ export interface CampaignInput {
   readonly template: TemplateContent;
   readonly defaultCountry?: string;
   readonly schedule: ScheduleInput;
+  /** 1..10 (CAMPAIGN_PRIORITY); the default when absent. */
+  readonly priority?: number;
+}
+
+/** What PATCH /v1/campaigns/:campaignId changes: the fields given. */
+export interface CampaignChanges {
+  readonly priority?: number;
 }
 
 const RUN_ACTIONS_BY_CAMPAIGN_ACTION: Partial<Record<CampaignAction, [RunState[], RunAction][]>> = {
@@ -108,6 +115,7 @@ export class CampaignsService {
         cron: schedule.cron,
         timeZone: schedule.timeZone,
         sourceRequestId,
+        priority: dto.priority ?? CAMPAIGN_PRIORITY.default,
       });
       return inserted.id;
     });
@@ -139,6 +147,22 @@ export class CampaignsService {
     if (campaign === undefined) throw campaignNotFound(id);
     const [audienceSize, runs] = await Promise.all([this.campaigns.audienceSize(id), this.runs.list(id, 20)]);
     return { ...campaign, audienceSize, runs };
+  }
+
+  /**
+   * Changes the fields given, in any state. A running campaign's next batches carry a new priority
+   * (the expander reads it with the run's progress); batches already published keep theirs.
+   * Another tenant's campaign is 404 as a missing one.
+   */
+  async update(id: string, changes: CampaignChanges, tenant: TenantFilter): Promise<CampaignDetailView> {
+    await this.dataSource.transaction(async (manager) => {
+      const campaign = await this.campaigns.lock(manager, id, tenant);
+      if (campaign === undefined) throw campaignNotFound(id);
+      if (changes.priority !== undefined && changes.priority !== campaign.priority) {
+        await this.campaigns.setPriority(manager, id, changes.priority);
+      }
+    });
+    return this.get(id, tenant);
   }
 
   list(tenant: TenantFilter, limit: number, after?: string): Promise<CampaignView[]> {

@@ -21,6 +21,7 @@ import {
 import { Channel, MessageContentV1 } from '@ums/contracts';
 import { ApiExample, JsonSchemaRule } from '@ums/platform';
 import { IsSingleLineText } from './single-line-text.validator';
+import { IsCampaignPriority } from './campaign-priority.validator';
 
 export enum ScheduleKind {
   Now = 'now',
@@ -100,6 +101,14 @@ export class CreateCampaignDto {
   @ValidateNested()
   @Type(() => ScheduleDto)
   schedule!: ScheduleDto;
+
+  /**
+   * 1..10, default 1: the campaign's weight in its credential's fair share between the campaigns
+   * sending on it (priority 2 gets twice the rate of priority 1), and the order of due runs.
+   */
+  @IsOptional()
+  @IsCampaignPriority()
+  priority?: number;
 }
 
 /** GET /v1/campaigns: the caller's tenant's campaigns (an operator's without X-Ums-Tenant: all). */

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { type ClientRequest, get, type IncomingMessage } from 'node:http';
 import {
   ALL_SCOPES,
+  OPERATOR_SCOPES,
   AllTopics,
   AuthErrorCode,
   type LiveCampaignsFrame,
@@ -192,7 +193,7 @@ describe('live streams and whoami (scheduler process)', () => {
       kind: 'operator',
       id: 'operator',
       tenantId: null,
-      scopes: [...ALL_SCOPES],
+      scopes: [...OPERATOR_SCOPES],
     });
     const actingFor = await jsonCall(scheduler.url, 'GET', '/v1/whoami', undefined, TEST_OPERATOR_KEY, {
       'x-ums-tenant': TENANT_B,

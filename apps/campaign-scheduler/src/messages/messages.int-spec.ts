@@ -432,6 +432,7 @@ describe('messages API (service process)', () => {
       state: 'FAILED',
       idempotencyKey: null,
       createdAt: expect.any(String),
+      archived: false,
     });
     const missing = await get('/v1/messages/999999999');
     expect(missing.status).toBe(404);

@@ -10,6 +10,7 @@ import {
 } from '@ums/platform';
 import { DataSource } from 'typeorm';
 import type { MessageView, RunMessageView } from './message.view';
+import { mergeById } from './run-page-merge';
 
 export interface RunMessageFilters {
   readonly states?: readonly MessageStatus[];
@@ -55,14 +56,22 @@ interface Statement {
   readonly params: unknown[];
 }
 
-// Times NEVER_SQL until they happen, read as NULL; the provider id from its own table.
-const RUN_COLUMNS = `m.id, m.recipient, m.state, m.attempts,
-  ${providerMessageIdOf('m.id')} AS provider_message_id,
+/** The columns of a run's message, with its provider id read by `providerId` (hot or archived). */
+const runColumns = (providerId: string) => `m.id, m.recipient, m.state, m.attempts,
+  ${providerId} AS provider_message_id,
   m.reason, m.error_code, m.error_text, ${messageTime('m.sent_at')} AS sent_at,
   ${messageTime('m.delivered_at')} AS delivered_at, ${messageTime('m.read_at')} AS read_at,
   ${messageTime('m.failed_at')} AS failed_at, m.updated_at`;
+// Times NEVER_SQL until they happen, read as NULL; the provider id from its own table.
+const RUN_COLUMNS = runColumns(providerMessageIdOf('m.id'));
 const ALL_COLUMNS = `${RUN_COLUMNS}, m.tenant_id, m.campaign_id, m.run_id, m.channel, m.credential_id, m.lane,
   m.idempotency_key, m.created_at`;
+/** The same of an archived message (`messages_archive m`), whose provider id is archived alike. */
+const ARCHIVED_RUN_COLUMNS = runColumns(
+  '(SELECT p.provider_message_id FROM message_provider_ids_archive p WHERE p.message_id = m.id)',
+);
+const ARCHIVED_ALL_COLUMNS = `${ARCHIVED_RUN_COLUMNS}, m.tenant_id, m.campaign_id, m.run_id, m.channel,
+  m.credential_id, m.lane, m.idempotency_key, m.created_at`;
 const ALL_STATES = Object.values(MessageStatus);
 
 /**
@@ -72,6 +81,9 @@ const ALL_STATES = Object.values(MessageStatus);
  * takes a tenant filter (null: every tenant) applied in SQL, so another tenant's row is not found.
  * Run pages (the listing and the CSV export) are read from the read endpoint (MYSQL_READ_HOST) when
  * one is configured; single-message and ownership reads stay on the primary (no replica lag there).
+ * Messages past their retention are in `messages_archive` (the campaign-scheduler's archiver moves
+ * them): a message not found in `messages` is looked up there, and a run page reads both tables, hot
+ * first (a row moved between the two reads is then seen twice, never missed; the copy is dropped).
  */
 @Injectable()
 export class MessagesRepository {
@@ -103,9 +115,16 @@ export class MessagesRepository {
     after: string | undefined,
     limit: number,
   ): Promise<RunMessageView[]> {
-    const page = runPageStatement(tenantId, BigInt(runId), filters, BigInt(after ?? '0'), limit);
-    const rows = await selectRows<RunMessageRow>(this.reader.dataSource, page.sql, page.params);
-    return rows.map(toRunMessageView);
+    const cursor = BigInt(after ?? '0');
+    const page = runPageStatement(tenantId, BigInt(runId), filters, cursor, limit);
+    const hot = await selectRows<RunMessageRow>(this.reader.dataSource, page.sql, page.params);
+    const archivedPage = archivedRunPageStatement(tenantId, BigInt(runId), filters, cursor, limit);
+    const archived = await selectRows<RunMessageRow>(
+      this.reader.dataSource,
+      archivedPage.sql,
+      archivedPage.params,
+    );
+    return mergeById(hot, archived, limit).map(toRunMessageView);
   }
 
   /** The message, if it is the tenant's (any for null): a primary-key read. */
@@ -115,7 +134,14 @@ export class MessagesRepository {
       `SELECT ${ALL_COLUMNS} FROM messages m WHERE m.id = ? ${tenantId === null ? '' : 'AND m.tenant_id = ?'}`,
       [BigInt(id), ...(tenantId === null ? [] : [tenantId])],
     );
-    return rows[0] === undefined ? undefined : toMessageView(rows[0]);
+    if (rows[0] !== undefined) return toMessageView(rows[0], false);
+    const archived = await selectRows<MessageRow>(
+      this.dataSource,
+      `SELECT ${ARCHIVED_ALL_COLUMNS} FROM messages_archive m
+        WHERE m.id = ? ${tenantId === null ? '' : 'AND m.tenant_id = ?'}`,
+      [BigInt(id), ...(tenantId === null ? [] : [tenantId])],
+    );
+    return archived[0] === undefined ? undefined : toMessageView(archived[0], true);
   }
 
   /** A single send by the producer's request id (uq_messages_tenant_idempotency). */
@@ -125,7 +151,15 @@ export class MessagesRepository {
       `SELECT ${ALL_COLUMNS} FROM messages m WHERE m.tenant_id = ? AND m.idempotency_key = ?`,
       [tenantId, idempotencyKey],
     );
-    return rows[0] === undefined ? undefined : toMessageView(rows[0]);
+    if (rows[0] !== undefined) return toMessageView(rows[0], false);
+    // Archived: the key may have been used again after its first message was archived; the latest wins.
+    const archived = await selectRows<MessageRow>(
+      this.dataSource,
+      `SELECT ${ARCHIVED_ALL_COLUMNS} FROM messages_archive m
+        WHERE m.tenant_id = ? AND m.idempotency_key = ? ORDER BY m.id DESC LIMIT 1`,
+      [tenantId, idempotencyKey],
+    );
+    return archived[0] === undefined ? undefined : toMessageView(archived[0], true);
   }
 }
 
@@ -182,6 +216,32 @@ function runPageStatement(
   };
 }
 
+/**
+ * The archived part of a run page: idx_messages_archive_run (run_id, +id), one range in id order, the
+ * filters applied to the rows it reads (the archive keeps no state or recipient index: a filtered page
+ * of an archived run reads the run's archived rows in id order until it is full).
+ */
+function archivedRunPageStatement(
+  tenantId: TenantFilter,
+  run: bigint,
+  filters: RunMessageFilters,
+  cursor: bigint,
+  limit: number,
+): Statement {
+  const states = filters.states !== undefined && filters.states.length > 0 ? filters.states : ALL_STATES;
+  const conditions: { sql: string; params: unknown[] }[] = [
+    ...(states.length < ALL_STATES.length ? [{ sql: 'AND m.state IN (?)', params: [states] }] : []),
+    ...(filters.recipient !== undefined ? [{ sql: 'AND m.recipient = ?', params: [filters.recipient] }] : []),
+    ...(tenantId === null ? [] : [{ sql: 'AND m.tenant_id = ?', params: [tenantId] }]),
+  ];
+  return {
+    sql: `SELECT ${ARCHIVED_RUN_COLUMNS} FROM messages_archive m FORCE INDEX (idx_messages_archive_run)
+           WHERE m.run_id = ? AND m.id > ? ${conditions.map((c) => c.sql).join(' ')}
+           ORDER BY m.id LIMIT ?`,
+    params: [run, cursor, ...conditions.flatMap((c) => c.params), limit],
+  };
+}
+
 function toRunMessageView(row: RunMessageRow): RunMessageView {
   return {
     id: row.id,
@@ -200,7 +260,7 @@ function toRunMessageView(row: RunMessageRow): RunMessageView {
   };
 }
 
-function toMessageView(row: MessageRow): MessageView {
+function toMessageView(row: MessageRow, archived: boolean): MessageView {
   return {
     ...toRunMessageView(row),
     tenantId: row.tenant_id,
@@ -211,5 +271,6 @@ function toMessageView(row: MessageRow): MessageView {
     lane: row.lane,
     idempotencyKey: row.idempotency_key,
     createdAt: row.created_at.toISOString(),
+    archived,
   };
 }

@@ -10,6 +10,9 @@ const row: RunRow = {
   lease_owner: 'expander-1',
   attempts: 2,
   failure_reason: null,
+  pause_reason: 'CREDITS_EXHAUSTED',
+  segments: '240',
+  charged: '480',
   checkpoint_cursor: '18446744073709551615',
   batches_published: 7,
   batches_finished: 5,
@@ -34,6 +37,7 @@ describe('toRunView', () => {
   it('keeps BIGINT ids and the cursor as exact strings and reads the BIGINT counters as numbers', () => {
     const view = toRunView(row);
     expect(view.id).toBe('9007199254740993');
+    expect(view).toMatchObject({ pauseReason: 'CREDITS_EXHAUSTED', segments: 240, charged: 480 });
     expect(view.checkpoint).toEqual({
       cursor: '18446744073709551615',
       batchesPublished: 7,

@@ -4,7 +4,7 @@ import { isoOrNull as iso } from '@ums/platform';
 /** The API's run view is shared with the operator CLI (libs/contracts/src/api). */
 export type { RunView };
 
-export const RUN_COLUMNS = `id, campaign_id, fire_at, state, lease_epoch, lease_owner, attempts, failure_reason,
+export const RUN_COLUMNS = `id, campaign_id, fire_at, state, lease_epoch, lease_owner, attempts, failure_reason, pause_reason, segments, charged,
   checkpoint_cursor, batches_published, batches_finished, checkpoint_at, expanded_at, started_at, finished_at,
   total, pending, sending, sent, delivered, read_count, failed, unknown, skipped, created_at, updated_at`;
 
@@ -18,6 +18,11 @@ export interface RunRow extends RunCounterColumns {
   readonly lease_owner: string | null;
   readonly attempts: number;
   readonly failure_reason: string | null;
+  readonly pause_reason: string | null;
+  /** BIGINT UNSIGNED. */
+  readonly segments: string;
+  /** BIGINT UNSIGNED. */
+  readonly charged: string;
   readonly checkpoint_cursor: string;
   readonly batches_published: number;
   readonly batches_finished: number;
@@ -39,6 +44,9 @@ export function toRunView(row: RunRow): RunView {
     leaseOwner: row.lease_owner,
     attempts: row.attempts,
     failureReason: row.failure_reason,
+    pauseReason: row.pause_reason,
+    segments: Number(row.segments),
+    charged: Number(row.charged),
     checkpoint: {
       cursor: row.checkpoint_cursor,
       batchesPublished: row.batches_published,

@@ -100,7 +100,7 @@ export class RunsController {
   @ApiAnswer(RUN_ACTION_RESULT)
   @ApiErrors({
     404: [CampaignErrorCode.NotFound, RunErrorCode.NotFound],
-    409: [CampaignErrorCode.TransitionRefused, RunErrorCode.TransitionRefused],
+    409: [CampaignErrorCode.TransitionRefused, RunErrorCode.TransitionRefused, RunErrorCode.Archived],
   })
   @Post(':runId/:action')
   @HttpCode(200)

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { CampaignErrorCode, MessageStatus, RunState } from '@ums/contracts';
+import { CampaignErrorCode, FailureReason, MessageStatus, RunErrorCode, RunState } from '@ums/contracts';
 import { type CampaignState, runLifecycleEventOf } from '@ums/domain';
 import {
+  ConflictError,
   NEVER_SQL,
   NotFoundError,
   recordRunEvents,
@@ -159,7 +160,8 @@ export class RunsRepository {
    * Applies an action's outcome to a run locked by `lock` or `lockByCampaign` (which applied the tenant
    * filter) in the same transaction. With bumpEpoch the lease is freed at a new epoch: whichever
    * expander held it is fenced out, and the published request names the new epoch. A change of state
-   * goes to the run_events outbox in the same transaction.
+   * goes to the run_events outbox in the same transaction. Every action clears `pause_reason`: a run
+   * paused by a person, or resumed, was not paused by a sender for credits or quota.
    */
   async apply(manager: EntityManager, run: LockedRun, change: RunChange): Promise<number> {
     const epoch = change.bumpEpoch === true ? run.epoch + 1 : run.epoch;
@@ -173,6 +175,7 @@ export class RunsRepository {
               expanded_at = ${change.reopen === true ? 'NULL' : 'expanded_at'},
               failure_reason = ${change.reopen === true ? 'NULL' : 'failure_reason'},
               attempts = ${change.reopen === true ? '0' : 'attempts'},
+              pause_reason = NULL,
               updated_at = UTC_TIMESTAMP(3)
         WHERE id = ?`,
       [change.state, epoch, run.id],
@@ -188,18 +191,52 @@ export class RunsRepository {
    * Puts messages of a locked run back to PENDING (retry-failed, resend-unknown) and moves the counters
    * with them, in the caller's transaction. Only messages of the run's tenant are touched (every message
    * of a run is; the rows are read through idx_messages_run_state anyway). Returns how many were reset.
+   * Refused (409 RUN_ARCHIVED) once the archiver has moved any of the run's messages: it locks the run
+   * row (shared) in each window, so with the run locked here no window is half done.
    */
   async resetMessages(manager: EntityManager, run: LockedRun, from: MessageStatus): Promise<number> {
+    const runId = run.id;
+    const archived = await selectRows<IdRow>(
+      manager,
+      'SELECT id FROM messages_archive WHERE run_id = ? LIMIT 1',
+      [runId],
+    );
+    if (archived.length > 0) {
+      throw new ConflictError(
+        RunErrorCode.Archived,
+        `Run ${runId}: its messages are archived (past MESSAGE_RETENTION_MS); they are not sent again`,
+        { runId },
+      );
+    }
+    let reset = await this.resetRows(
+      manager,
+      run,
+      from,
+      from === MessageStatus.Failed ? 'failed' : 'unknown',
+    );
+    // resend-unknown also sends the messages a status refresh found the provider never received.
+    if (from === MessageStatus.Unknown)
+      reset += await this.resetRows(manager, run, MessageStatus.Failed, 'failed', true);
+    return reset;
+  }
+
+  /** One state's rows of the run back to PENDING (only FAILED NOT_RECEIVED ones with `notReceived`), counters moved. */
+  private async resetRows(
+    manager: EntityManager,
+    run: LockedRun,
+    state: MessageStatus,
+    column: 'failed' | 'unknown',
+    notReceived = false,
+  ): Promise<number> {
     const runId = run.id;
     const result = await writeRows(
       manager,
       `UPDATE messages
           SET state = 'PENDING', claim_token = '', claimed_at = ${NEVER_SQL}, reason = NULL, error_code = NULL,
               error_text = NULL, failed_at = ${NEVER_SQL}, attempts = 0, updated_at = UTC_TIMESTAMP(3)
-        WHERE run_id = ? AND state = ? AND tenant_id = ?`,
-      [runId, from, run.tenantId],
+        WHERE run_id = ? AND state = ? AND tenant_id = ?${notReceived ? ' AND reason = ?' : ''}`,
+      [runId, state, run.tenantId, ...(notReceived ? [FailureReason.NotReceived] : [])],
     );
-    const column = from === MessageStatus.Failed ? 'failed' : 'unknown';
     if (result.affectedRows > 0) {
       await writeRows(
         manager,

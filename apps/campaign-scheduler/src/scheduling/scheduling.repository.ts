@@ -67,14 +67,24 @@ export class SchedulingRepository {
     );
   }
 
-  /** PENDING runs whose time has come, of active campaigns, oldest fire time first. */
+  /**
+   * PENDING runs whose time has come, of active campaigns: the campaign's priority first (higher
+   * first), then the oldest fire time. idx_runs_state_fire finds the due runs (state = 'PENDING' AND
+   * fire_at <= now); no index serves the order, which needs the campaign's priority, so the due set is
+   * sorted (with one primary-key lookup of its campaign per run). The due set is small: a run is due
+   * only from its fire time until a replica's next tick schedules it (SCHEDULER_BATCH per tick), so
+   * the sort runs over about one tick's worth of runs. It also locks the whole due set (the rows
+   * read before the sort) until the transaction ends: the other replicas skip them for that tick.
+   * The priority is read by a subquery, not a join, so that the campaigns' rows are not locked.
+   */
   async lockDueRuns(manager: EntityManager, limit: number): Promise<DueRun[]> {
     const rows = await selectRows<DueRunRow>(
       manager,
       `SELECT id, campaign_id, lease_epoch FROM runs
         WHERE state = 'PENDING' AND fire_at <= UTC_TIMESTAMP(3)
           AND campaign_id IN (SELECT id FROM campaigns WHERE state = 'ACTIVE')
-        ORDER BY fire_at, id LIMIT ? FOR UPDATE SKIP LOCKED`,
+        ORDER BY (SELECT c.priority FROM campaigns c WHERE c.id = runs.campaign_id) DESC, fire_at, id
+        LIMIT ? FOR UPDATE SKIP LOCKED`,
       [limit],
     );
     if (rows.length === 0) return [];

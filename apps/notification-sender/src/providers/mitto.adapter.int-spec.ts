@@ -1,174 +1,199 @@
 import { Channel, FailureReason, Provider } from '@ums/contracts';
+import { type ServiceProcess, startServiceProcess } from '@ums/testing';
 import { CredentialConcurrency } from './credential-concurrency';
 import { MittoAdapter } from './mitto.adapter';
-import type { OutgoingMessage, SendOutcome } from './provider-adapter';
+import { MittoStatusApi } from './mitto.status-api';
+import type { OutgoingMessage, SendOutcome, StatusQuery } from './provider-adapter';
 import type { ProviderHttpClient } from './provider-http.client';
-import { closedPort, FakeProviderServer } from './test/fake-provider.server';
+import { closedPort } from './test/fake-provider.server';
 import { credentialFor, message, testHttpClient } from './test/provider-fixtures';
 
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
-interface MittoBulk {
-  from: string;
-  messages: { to: string; text: string; reference: string }[];
+const FAILING_NUMBER = '+4915100000009';
+const quiet = { callbacks: { enabled: false } };
+
+/** Mitto accounts of the simulator: by sender; every one has a key, so a wrong key matches none. */
+const SIMULATED = [
+  { credentialId: 'm-ok', provider: 'mitto', account: { from: 'OK' }, secret: 'k-ok', ...quiet },
+  {
+    credentialId: 'm-cap',
+    provider: 'mitto',
+    account: { from: 'CAP' },
+    secret: 'k-cap',
+    capacityTps: 4,
+    permanentFailures: [FAILING_NUMBER],
+    ...quiet,
+  },
+  {
+    credentialId: 'm-5xx',
+    provider: 'mitto',
+    account: { from: 'FIVE' },
+    secret: 'k',
+    error5xxRate: 1,
+    ...quiet,
+  },
+  { credentialId: 'm-429', provider: 'mitto', account: { from: 'BUSY' }, secret: 'k', rate429: 1, ...quiet },
+  {
+    credentialId: 'm-stuck',
+    provider: 'mitto',
+    account: { from: 'STUCK' },
+    secret: 'k',
+    timeoutRate: 1,
+    ...quiet,
+  },
+];
+
+interface SendCounts {
+  accepted: number;
+  attempts: number;
 }
 
-describe('MittoAdapter (local HTTP server with Mitto bulk answers)', () => {
-  let server: FakeProviderServer;
+/** MittoAdapter and MittoStatusApi against the real provider-simulator process (built from dist/). */
+describe('MittoAdapter against the provider simulator', () => {
+  let sim: ServiceProcess;
   let http: ProviderHttpClient;
   let adapter: MittoAdapter;
-  const credentialAt = (baseUrl: string, id = 'cred_mitto') =>
-    credentialFor(Provider.Mitto, { baseUrl, from: 'ACME' }, 'mitto-api-key', { id });
-  const sms = (n: number): OutgoingMessage =>
-    message(String(n), Channel.Sms, `+49151${String(n).padStart(7, '0')}`, { text: `t${n}` });
+  let statusApi: MittoStatusApi;
+  const base = Math.floor(Math.random() * 1e9) * 1000;
+  const credential = (id: string, from: string, key = 'k') =>
+    credentialFor(Provider.Mitto, { baseUrl: sim.url, from }, key, { id });
+  const sms = (n: number, to = `+491510${String(n).padStart(6, '0')}`): OutgoingMessage =>
+    message(String(base + n), Channel.Sms, to, { text: `Grüße ${n}` });
 
   beforeAll(async () => {
-    server = await FakeProviderServer.start();
-    const client = testHttpClient({ PROVIDER_HTTP_TIMEOUT_MS: '300' });
+    sim = await startServiceProcess({
+      app: 'provider-simulator',
+      env: { SIMULATOR_CREDENTIALS: JSON.stringify(SIMULATED), SIMULATOR_TIMEOUT_HOLD_MS: '5000' },
+    });
+    const client = testHttpClient({
+      // Generous: on a loaded test host a slow answer must not pass for a timeout.
+      PROVIDER_HTTP_TIMEOUT_MS: '2000',
+      PROVIDER_CONCURRENCY_PER_CREDENTIAL: '16',
+    });
     http = client.http;
-    adapter = new MittoAdapter(http, new CredentialConcurrency(client.config));
+    const concurrency = new CredentialConcurrency(client.config);
+    adapter = new MittoAdapter(http, concurrency);
+    statusApi = new MittoStatusApi(http, concurrency);
   });
 
   afterAll(async () => {
     await http?.onApplicationShutdown();
-    await server?.stop();
+    await sim?.process.stop();
   });
 
-  beforeEach(() => server.reset());
+  async function sends(messageId: string): Promise<SendCounts> {
+    return (await (await fetch(`${sim.url}/_sim/sends/${messageId}`)).json()) as SendCounts;
+  }
 
-  it('sends 2,500 messages in requests of at most 1,000 with the API key, classifying each item alone', async () => {
-    // Every 7th number is invalid, every 11th throttled; the rest accepted.
-    server.handler = (request) => {
-      const bulk = JSON.parse(request.body) as MittoBulk;
-      return {
-        status: 200,
-        body: {
-          results: bulk.messages.map((m) => {
-            const n = Number(m.reference);
-            if (n % 7 === 0)
-              return {
-                reference: m.reference,
-                status: 'rejected',
-                code: 'INVALID_NUMBER',
-                message: 'invalid',
-              };
-            if (n % 11 === 0)
-              return { reference: m.reference, status: 'rejected', code: 'THROTTLED', message: 'slow' };
-            return { reference: m.reference, status: 'accepted', id: `mitto-${m.reference}` };
-          }),
-        },
-      };
-    };
-    const messages = Array.from({ length: 2500 }, (_, i) => sms(i + 1));
-    const outcomes = await adapter.send(credentialAt(server.url), messages);
-    expect(server.received.map((r) => (JSON.parse(r.body) as MittoBulk).messages.length).sort()).toEqual([
-      1000, 1000, 500,
-    ]);
-    for (const request of server.received) {
-      expect(request.url).toBe('/sms/bulk');
-      expect(request.headers['x-mitto-api-key']).toBe('mitto-api-key');
-      expect((JSON.parse(request.body) as MittoBulk).from).toBe('ACME');
-    }
-    const first = JSON.parse(server.received[0]?.body ?? '') as MittoBulk;
-    expect(first.messages[0]).toEqual({ to: '+491510000001', text: 't1', reference: '1' });
+  it('sends each message by its own POST /sms, accepted with its Mitto id', async () => {
+    const messages = [sms(1), sms(2), sms(3)];
+    const outcomes = await adapter.send(credential('m-ok', 'OK', 'k-ok'), messages);
     expect(outcomes.map((o) => o.messageId)).toEqual(messages.map((m) => m.messageId));
-    const expected = (n: number): Partial<SendOutcome> =>
-      n % 7 === 0
-        ? { kind: 'permanent', reason: FailureReason.InvalidRecipient, code: 'INVALID_NUMBER' }
-        : n % 11 === 0
-          ? { kind: 'retryable', reason: FailureReason.Throttled, code: 'THROTTLED', congestion: true }
-          : { kind: 'accepted', providerMessageId: `mitto-${n}` };
-    outcomes.forEach((outcome, i) => expect(outcome).toMatchObject(expected(i + 1)));
+    const ids = outcomes.map((o) => (o.kind === 'accepted' ? o.providerMessageId : null));
+    expect(ids.every((id) => typeof id === 'string' && /^[0-9a-f]{32}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(3);
+    for (const m of messages) expect(await sends(m.messageId)).toMatchObject({ accepted: 1, attempts: 1 });
   });
 
-  it('retries only the items that failed: a partial answer leaves the others accepted', async () => {
-    server.handler = (request) => {
-      const bulk = JSON.parse(request.body) as MittoBulk;
-      return {
-        status: 200,
-        body: {
-          results: bulk.messages.map((m) =>
-            m.reference === '2'
-              ? { reference: m.reference, status: 'rejected', code: 'TEMPORARY_ERROR', message: 'try later' }
-              : { reference: m.reference, status: 'accepted', id: `x${m.reference}` },
-          ),
-        },
-      };
-    };
-    const outcomes = await adapter.send(credentialAt(server.url), [sms(1), sms(2), sms(3)]);
-    expect(outcomes.map((o) => o.kind)).toEqual(['accepted', 'retryable', 'accepted']);
-    expect(outcomes[1]).toMatchObject({
-      reason: FailureReason.ProviderError,
-      code: 'TEMPORARY_ERROR',
-      congestion: false,
+  it('retries only what failed: throttled messages again, the invalid number never, no duplicates', async () => {
+    const cap = credential('m-cap', 'CAP', 'k-cap');
+    const messages = [...Array.from({ length: 11 }, (_, i) => sms(100 + i)), sms(111, FAILING_NUMBER)];
+    let pending: readonly OutgoingMessage[] = messages;
+    const final = new Map<string, SendOutcome>();
+    for (let round = 0; round < 8 && pending.length > 0; round++) {
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const outcomes = await adapter.send(cap, pending);
+      for (const outcome of outcomes) final.set(outcome.messageId, outcome);
+      if (round === 0) {
+        expect(outcomes.some((o) => o.kind === 'retryable' && o.reason === FailureReason.Throttled)).toBe(
+          true,
+        );
+      }
+      pending = pending.filter((m) => final.get(m.messageId)?.kind === 'retryable');
+    }
+    expect(pending).toEqual([]);
+    const failing = final.get(String(base + 111));
+    expect(failing).toMatchObject({ kind: 'permanent', reason: FailureReason.InvalidRecipient, code: '8' });
+    for (const m of messages.slice(0, 11)) {
+      expect(final.get(m.messageId)?.kind).toBe('accepted');
+      expect((await sends(m.messageId)).accepted).toBe(1);
+    }
+    expect(await sends(String(base + 111))).toMatchObject({ accepted: 0, attempts: 1 });
+    const stats = (await (await fetch(`${sim.url}/_sim/stats?credentialId=m-cap`)).json()) as Record<
+      string,
+      number
+    >;
+    expect(stats).toMatchObject({ accepted: 11, rejectedPermanent: 1, duplicates: 0 });
+  });
+
+  it('classifies 429 as congestion (one signal per request), 5xx as retryable, and timeouts', async () => {
+    const [first, second] = await adapter.send(credential('m-429', 'BUSY'), [sms(200), sms(201)]);
+    expect(first).toMatchObject({
+      kind: 'retryable',
+      reason: FailureReason.Throttled,
+      congestion: true,
+      retryAfterMs: 1000,
     });
-  });
-
-  it('applies a whole-request 429 with Retry-After to its items and sends no further chunk', async () => {
-    server.handler = () => ({
-      status: 429,
-      headers: { 'retry-after': '9' },
-      body: { code: 'THROTTLED', message: 'Too many requests' },
-    });
-    const credential = credentialAt(server.url, 'cred_mitto_429');
-    const outcomes = await adapter.send(
-      credential,
-      Array.from({ length: 1500 }, (_, i) => sms(i + 1)),
-    );
-    expect(
-      outcomes.every(
-        (o) => o.kind === 'retryable' && o.reason === FailureReason.Throttled && o.retryAfterMs === 9000,
-      ),
-    ).toBe(true);
-    // The chunks run concurrently, so both may have been sent; what was not sent says so.
-    const sent = server.received.reduce((n, r) => n + (JSON.parse(r.body) as MittoBulk).messages.length, 0);
-    expect(outcomes.filter((o) => o.kind === 'retryable' && o.code === 'THROTTLED')).toHaveLength(sent);
-  });
-
-  it('retries a 5xx, and reports timeouts and refused connections', async () => {
-    server.handler = () => ({ status: 503, body: 'Service Unavailable' });
-    expect((await adapter.send(credentialAt(server.url), [sms(1)]))[0]).toMatchObject({
+    expect(second).toMatchObject({ kind: 'retryable', reason: FailureReason.Throttled, retryAfterMs: 1000 });
+    const five = await adapter.send(credential('m-5xx', 'FIVE'), [sms(210)]);
+    expect(five[0]).toMatchObject({
       kind: 'retryable',
       reason: FailureReason.ProviderError,
-      code: 'HTTP_503',
-      congestion: true,
+      code: '1',
+      detail: 'Internal error',
+      ambiguous: false,
     });
-    server.handler = () => 'hang';
-    expect(
-      (await adapter.send(credentialAt(server.url), [sms(2), sms(3)])).map(
-        (o) => o.kind === 'retryable' && o.code,
-      ),
-    ).toEqual(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
-    const closed = credentialAt(`http://127.0.0.1:${await closedPort()}`, 'cred_mitto_closed');
-    expect((await adapter.send(closed, [sms(4)]))[0]).toMatchObject({
+    const stuck = await adapter.send(credential('m-stuck', 'STUCK'), [sms(220)]);
+    expect(stuck[0]).toMatchObject({ kind: 'retryable', code: 'UND_ERR_HEADERS_TIMEOUT' });
+    const unknownSender = await adapter.send(credential('m-x', 'NOBODY'), [sms(230)]);
+    expect(unknownSender[0]).toMatchObject({ kind: 'permanent', reason: FailureReason.Rejected, code: '6' });
+    const closed = credentialFor(
+      Provider.Mitto,
+      { baseUrl: `http://127.0.0.1:${await closedPort()}`, from: 'OK' },
+      'k-ok',
+      { id: 'm-closed' },
+    );
+    expect((await adapter.send(closed, [sms(240)]))[0]).toMatchObject({
       code: 'ECONNREFUSED',
       ambiguous: false,
     });
   });
 
-  it('rejects a bad API key for every item, permanently', async () => {
-    server.handler = () => ({
-      status: 401,
-      body: { code: 'UNAUTHORIZED', message: 'Missing or invalid X-Mitto-API-Key' },
+  it('answers the former /sms/bulk with 404, as Mitto does', async () => {
+    const response = await fetch(`${sim.url}/sms/bulk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-mitto-api-key': 'k-ok' },
+      body: JSON.stringify({ from: 'OK', messages: [{ to: '+49151', text: 'x', reference: '1' }] }),
     });
-    const outcomes = await adapter.send(credentialAt(server.url), [sms(1), sms(2)]);
-    expect(outcomes).toEqual([
-      {
-        messageId: '1',
-        kind: 'permanent',
-        reason: FailureReason.Rejected,
-        code: 'UNAUTHORIZED',
-        detail: 'Missing or invalid X-Mitto-API-Key',
-        request: 0,
-      },
-      {
-        messageId: '2',
-        kind: 'permanent',
-        reason: FailureReason.Rejected,
-        code: 'UNAUTHORIZED',
-        detail: 'Missing or invalid X-Mitto-API-Key',
-        request: 0,
-      },
+    expect(response.status).toBe(404);
+  });
+
+  it('looks a message up by our reference: accepted with its id, or not received', async () => {
+    const sent = sms(300);
+    const [outcome] = await adapter.send(credential('m-ok', 'OK', 'k-ok'), [sent]);
+    const query = (messageId: string): StatusQuery => ({
+      messageId,
+      recipient: sent.recipient,
+      providerMessageId: null,
+      claimedAt: new Date(),
+    });
+    const lookups = await statusApi.lookup(credential('m-ok', 'OK', 'k-ok'), [
+      query(sent.messageId),
+      query(String(base + 301)),
     ]);
+    expect(lookups).toEqual([
+      {
+        messageId: sent.messageId,
+        kind: 'accepted',
+        providerMessageId: outcome?.kind === 'accepted' ? outcome.providerMessageId : 'missing',
+        status: 'sent',
+        at: expect.any(Date) as Date,
+      },
+      { messageId: String(base + 301), kind: 'not-received' },
+    ]);
+    // A wrong key proves nothing either way.
+    const [denied] = await statusApi.lookup(credential('m-ok', 'OK', 'wrong'), [query(sent.messageId)]);
+    expect(denied).toMatchObject({ kind: 'unknown' });
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Provider } from '@ums/contracts';
 import { CredentialConcurrency } from './credential-concurrency';
-import { MITTO_MAX_BATCH, mittoOutcomes, mittoRequest } from './mitto.request';
+import { mittoOutcome, mittoRequest } from './mitto.request';
 import type {
   LoadedCredential,
   OutgoingMessage,
@@ -11,16 +11,18 @@ import type {
 } from './provider-adapter';
 import { exchange, sendInRequests } from './provider-exchange';
 import { ProviderHttpClient } from './provider-http.client';
-import { bulkOutcomes, outcomeFor, refusedOutcomes } from './provider-request';
+import { outcomeFor } from './provider-request';
 
 /**
- * Mitto bulk SMS: up to 1,000 messages per request. Items are classified one by one, so a
- * partial failure retries only the items that failed.
+ * Mitto SMS: one POST /sms per message (its own `reference`, so each delivery report names our
+ * message), sent concurrently within the credential's concurrency. Each message's outcome is its
+ * own, so a partial failure retries only the messages that failed. Mitto's /smsbulk is not used:
+ * it gives one `reference` to all its receivers, so reports could not name our message.
  */
 @Injectable()
 export class MittoAdapter implements ProviderAdapter<Provider.Mitto> {
   readonly provider = Provider.Mitto;
-  readonly maxBatch = MITTO_MAX_BATCH;
+  readonly maxBatch = 1;
 
   constructor(
     private readonly http: ProviderHttpClient,
@@ -32,25 +34,20 @@ export class MittoAdapter implements ProviderAdapter<Provider.Mitto> {
     messages: readonly OutgoingMessage[],
     control?: SendControl,
   ): Promise<SendOutcome[]> {
-    return sendInRequests(
-      messages,
-      this.maxBatch,
-      this.concurrency.of(credential.id),
-      control,
-      async (chunk) => {
-        const { request, refused } = mittoRequest(credential, chunk);
-        if (request === undefined) return refusedOutcomes(chunk, refused);
-        const result = await exchange(
-          this.http,
-          this.provider,
-          credential.endpoint,
-          request,
-          control?.signal,
-        );
-        return result.ok
-          ? mittoOutcomes(chunk, refused, result.response, Date.now())
-          : bulkOutcomes(chunk, refused, (message) => outcomeFor(message, result.failure));
-      },
-    );
+    return sendInRequests(messages, 1, this.concurrency.of(credential.id), control, async ([message]) => {
+      if (message === undefined) return [];
+      const built = mittoRequest(credential, message);
+      if (!built.ok) return [outcomeFor(message, built.failure)];
+      const result = await exchange(
+        this.http,
+        this.provider,
+        credential.endpoint,
+        built.request,
+        control?.signal,
+      );
+      return [
+        result.ok ? mittoOutcome(message, result.response, Date.now()) : outcomeFor(message, result.failure),
+      ];
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { Channel, FailureReason, Provider } from '@ums/contracts';
-import { mittoOutcomes, mittoRequest } from './mitto.request';
+import { mittoOutcome, mittoReceiver, mittoRequest } from './mitto.request';
+import type { ProviderResponse } from './provider-http.client';
 import { credentialFor, message } from './test/provider-fixtures';
 
 const credential = credentialFor(
@@ -7,141 +8,143 @@ const credential = credentialFor(
   { baseUrl: 'https://rest.mittoapi.com', from: 'ACME' },
   'mitto-key',
 );
-const sms = (id: string, text = `text ${id}`) => message(id, Channel.Sms, `+4915100000${id}`, { text });
+const sms = message('7', Channel.Sms, '+4915100000007', { text: 'Hallo Jürgen' });
+const answer = (
+  status: number,
+  body: unknown,
+  headers: ProviderResponse['headers'] = {},
+): ProviderResponse => ({
+  status,
+  headers,
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
 
 describe('mittoRequest', () => {
-  it('sends every sendable message in one request, each with our id as reference', () => {
-    const { request, refused } = mittoRequest(credential, [
-      sms('1'),
-      message('2', Channel.Email, 'a@b.c', { text: 'x' }),
-      message('3', Channel.Sms, '+49151', { templateName: 't' }),
-      sms('4'),
-    ]);
-    expect(request?.path).toBe('/sms/bulk');
-    expect(request?.headers).toEqual({ 'x-mitto-api-key': 'mitto-key', 'content-type': 'application/json' });
-    expect(JSON.parse(request?.body ?? '')).toEqual({
-      from: 'ACME',
-      messages: [
-        { to: '+49151000001', text: 'text 1', reference: '1' },
-        { to: '+49151000004', text: 'text 4', reference: '4' },
-      ],
+  it('sends one SMS to POST /sms with our id as its own reference, the receiver without +', () => {
+    const built = mittoRequest(credential, sms);
+    if (!built.ok) throw new Error('refused');
+    expect(built.request.path).toBe('/sms');
+    expect(built.request.headers).toEqual({
+      'x-mitto-api-key': 'mitto-key',
+      'content-type': 'application/json',
     });
-    expect([...refused.entries()].map(([id, failure]) => [id, failure.code])).toEqual([
-      ['2', 'CHANNEL_UNSUPPORTED'],
-      ['3', 'CONTENT_INVALID'],
-    ]);
+    expect(JSON.parse(built.request.body)).toEqual({
+      from: 'ACME',
+      to: '4915100000007',
+      text: 'Hallo Jürgen',
+      type: 'auto',
+      reference: '7',
+    });
   });
 
-  it('builds no request when nothing is sendable', () => {
-    expect(
-      mittoRequest(credential, [message('1', Channel.WhatsApp, '+49', { text: 'x' })]).request,
-    ).toBeUndefined();
+  it('refuses what Mitto cannot carry, before any request', () => {
+    const email = mittoRequest(credential, message('1', Channel.Email, 'a@b.c', { text: 'x' }));
+    const template = mittoRequest(credential, message('2', Channel.Sms, '+49151', { templateName: 't' }));
+    expect(email).toMatchObject({ ok: false, failure: { kind: 'permanent', code: 'CHANNEL_UNSUPPORTED' } });
+    expect(template).toMatchObject({ ok: false, failure: { kind: 'permanent', code: 'CONTENT_INVALID' } });
+  });
+
+  it('keeps a receiver that has no +', () => {
+    expect(mittoReceiver('4915100000007')).toBe('4915100000007');
   });
 });
 
-describe('mittoOutcomes', () => {
-  const messages = [sms('1'), sms('2'), sms('3'), sms('4'), sms('5')];
-  const refused = mittoRequest(credential, messages).refused;
-
-  it('classifies each item alone, in input order, whatever order the results come in', () => {
-    const body = JSON.stringify({
-      results: [
-        { reference: '3', status: 'rejected', code: 'THROTTLED', message: 'slow down' },
-        { reference: '1', status: 'accepted', id: 'm-1' },
-        { reference: '2', status: 'rejected', code: 'INVALID_NUMBER', message: 'bad number' },
-        { reference: '4', status: 'rejected', code: 'TEMPORARY_ERROR' },
-        { reference: '1', status: 'rejected', code: 'INVALID_NUMBER' },
-      ],
+describe('mittoOutcome', () => {
+  it('accepts responseCode 0 with Mitto’s id', () => {
+    const body = {
+      id: '715118ef01aa4480bbd67324a0459b0b',
+      timestamp: '2019-04-13T12:07:57.8625574Z',
+      to: '4915100000007',
+      responseCode: 0,
+      textLength: 12,
+      responseText: 'SMS sent',
+    };
+    expect(mittoOutcome(sms, answer(200, body), 0)).toEqual({
+      messageId: '7',
+      kind: 'accepted',
+      providerMessageId: '715118ef01aa4480bbd67324a0459b0b',
     });
-    expect(mittoOutcomes(messages, refused, { status: 200, headers: {}, body }, 0)).toEqual([
-      { messageId: '1', kind: 'accepted', providerMessageId: 'm-1' },
-      {
-        messageId: '2',
-        kind: 'permanent',
-        reason: FailureReason.InvalidRecipient,
-        code: 'INVALID_NUMBER',
-        detail: 'bad number',
-      },
-      {
-        messageId: '3',
-        kind: 'retryable',
-        reason: FailureReason.Throttled,
-        code: 'THROTTLED',
-        detail: 'slow down',
-        congestion: true,
-        ambiguous: false,
-      },
-      {
-        messageId: '4',
-        kind: 'retryable',
-        reason: FailureReason.ProviderError,
-        code: 'TEMPORARY_ERROR',
-        congestion: false,
-        ambiguous: false,
-      },
-      // Not in the answer: maybe accepted, so retryable only as ambiguous.
-      expect.objectContaining({ messageId: '5', kind: 'retryable', code: 'MISSING_RESULT', ambiguous: true }),
-    ]);
   });
 
-  it('gives every item the failure of the whole request', () => {
-    const outcomes = mittoOutcomes(
-      messages,
-      refused,
-      { status: 429, headers: { 'retry-after': '3' }, body: '' },
-      0,
-    );
-    expect(outcomes).toHaveLength(5);
-    for (const outcome of outcomes) {
-      expect(outcome).toMatchObject({
-        kind: 'retryable',
-        reason: FailureReason.Throttled,
-        congestion: true,
-        retryAfterMs: 3000,
-      });
-    }
+  it('classifies a refusal by its responseCode: invalid receiver permanent, internal error retryable', () => {
     expect(
-      mittoOutcomes(messages, refused, { status: 401, headers: {}, body: '{"message":"bad key"}' }, 0)[0],
+      mittoOutcome(sms, answer(400, { responseCode: 8, textLength: 0, responseText: 'Invalid receiver' }), 0),
     ).toEqual({
-      messageId: '1',
+      messageId: '7',
+      kind: 'permanent',
+      reason: FailureReason.InvalidRecipient,
+      code: '8',
+      detail: 'Invalid receiver',
+    });
+    expect(
+      mittoOutcome(sms, answer(400, { responseCode: 6, responseText: 'Invalid sender' }), 0),
+    ).toMatchObject({
       kind: 'permanent',
       reason: FailureReason.Rejected,
-      code: 'HTTP_401',
-      detail: 'bad key',
+      code: '6',
     });
-  });
-
-  it('keeps the code of a whole-request error while its status decides', () => {
-    const body = JSON.stringify({ code: 'TEMPORARY_ERROR', message: 'Temporary error, retry later' });
-    expect(mittoOutcomes(messages, refused, { status: 503, headers: {}, body }, 0)[0]).toEqual({
-      messageId: '1',
+    // A refusal answered 200 is still a refusal.
+    expect(mittoOutcome(sms, answer(200, { responseCode: 1, responseText: 'Internal error' }), 0)).toEqual({
+      messageId: '7',
       kind: 'retryable',
       reason: FailureReason.ProviderError,
-      code: 'TEMPORARY_ERROR',
-      detail: 'Temporary error, retry later',
-      congestion: true,
+      code: '1',
+      detail: 'Internal error',
+      congestion: false,
       ambiguous: false,
     });
   });
 
-  it('treats a 200 it cannot read as possibly accepted', () => {
-    for (const outcome of mittoOutcomes(messages, refused, { status: 200, headers: {}, body: 'OK' }, 0)) {
-      expect(outcome).toMatchObject({
+  it('lets the status decide for 429 and 5xx, keeping Mitto’s code', () => {
+    expect(
+      mittoOutcome(sms, answer(429, { responseText: 'Too many requests' }, { 'retry-after': '2' }), 0),
+    ).toEqual({
+      messageId: '7',
+      kind: 'retryable',
+      reason: FailureReason.Throttled,
+      code: 'HTTP_429',
+      detail: 'Too many requests',
+      congestion: true,
+      ambiguous: false,
+      retryAfterMs: 2000,
+    });
+    expect(mittoOutcome(sms, answer(500, { responseCode: 1, responseText: 'Internal error' }), 0)).toEqual({
+      messageId: '7',
+      kind: 'retryable',
+      reason: FailureReason.ProviderError,
+      code: '1',
+      detail: 'Internal error',
+      congestion: false,
+      ambiguous: false,
+    });
+    expect(mittoOutcome(sms, answer(503, '<html>busy</html>'), 0)).toMatchObject({
+      kind: 'retryable',
+      code: 'HTTP_503',
+      congestion: true,
+      detail: 'HTTP 503: <html>busy</html>',
+    });
+  });
+
+  it('refuses permanently on an unknown key (401), by status', () => {
+    expect(mittoOutcome(sms, answer(401, { responseText: 'Missing or invalid X-Mitto-API-Key' }), 0)).toEqual(
+      {
+        messageId: '7',
+        kind: 'permanent',
+        reason: FailureReason.Rejected,
+        code: 'HTTP_401',
+        detail: 'Missing or invalid X-Mitto-API-Key',
+      },
+    );
+  });
+
+  it('treats a 2xx it cannot read as possibly sent (retryable only as ambiguous)', () => {
+    for (const body of ['OK', '{"id":"x"}']) {
+      expect(mittoOutcome(sms, answer(200, body), 0)).toMatchObject({
+        messageId: '7',
         kind: 'retryable',
         code: 'MISSING_RESULT',
         ambiguous: true,
-        detail: 'HTTP 200: OK',
       });
     }
-  });
-
-  it('keeps refusals of messages that were never sent', () => {
-    const mixed = [sms('1'), message('2', Channel.Email, 'a@b.c', { text: 'x' })];
-    const built = mittoRequest(credential, mixed);
-    const body = JSON.stringify({ results: [{ reference: '1', status: 'accepted', id: 'm-1' }] });
-    expect(mittoOutcomes(mixed, built.refused, { status: 200, headers: {}, body }, 0)).toEqual([
-      { messageId: '1', kind: 'accepted', providerMessageId: 'm-1' },
-      expect.objectContaining({ messageId: '2', kind: 'permanent', code: 'CHANNEL_UNSUPPORTED' }),
-    ]);
   });
 });

@@ -98,3 +98,44 @@ export interface ProviderAdapter<P extends Provider = Provider> {
     control?: SendControl,
   ): Promise<SendOutcome[]>;
 }
+
+/** A message whose fate a status refresh asks the provider about. */
+export interface StatusQuery {
+  /** Our message id (decimal string), as sent along with the message. */
+  readonly messageId: string;
+  readonly recipient: string;
+  /** The provider's id when the send's answer named one (SENT rows); null for UNKNOWN rows. */
+  readonly providerMessageId: string | null;
+  /** When the claim was taken: the provider cannot have received the message earlier. */
+  readonly claimedAt: Date;
+}
+
+/**
+ * What the provider knows of one message:
+ * - `accepted`: it received the message (and may have reported delivery, read or failure since);
+ * - `not-received`: it answers for the message and has no record of it: nothing was sent;
+ * - `unknown`: it cannot tell (lookup failed, not yet visible): the row stays as it is.
+ */
+export type StatusLookup =
+  | {
+      readonly messageId: string;
+      readonly kind: 'accepted';
+      readonly providerMessageId: string | null;
+      /** The furthest status the provider reports. */
+      readonly status: 'sent' | 'delivered' | 'read' | 'failed';
+      readonly errorCode?: string;
+      readonly at?: Date;
+    }
+  | { readonly messageId: string; readonly kind: 'not-received' }
+  | { readonly messageId: string; readonly kind: 'unknown'; readonly detail: string };
+
+/**
+ * A provider with a status API. `lookup` returns exactly one answer per query, in order, and never
+ * throws for provider or network trouble (those are `unknown`).
+ */
+export interface ProviderStatusApi<P extends Provider = Provider> {
+  readonly provider: P;
+  /** Queries per provider request (1 for one message per lookup). */
+  readonly maxLookupBatch: number;
+  lookup(credential: LoadedCredential<P>, queries: readonly StatusQuery[]): Promise<StatusLookup[]>;
+}

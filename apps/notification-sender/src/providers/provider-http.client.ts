@@ -34,7 +34,7 @@ export class ProviderHttpClient implements OnApplicationShutdown {
     private readonly endpoints: ProviderEndpointPolicy,
   ) {}
 
-  async post(
+  post(
     provider: Provider,
     endpoint: ProviderEndpoint,
     path: string,
@@ -42,14 +42,39 @@ export class ProviderHttpClient implements OnApplicationShutdown {
     body: string,
     signal?: AbortSignal,
   ): Promise<ProviderResponse> {
+    return this.request(provider, endpoint, { method: 'POST', path, headers, body, signal });
+  }
+
+  /** A GET (status lookups), through the same pools, timeouts and guard as `post`. */
+  get(
+    provider: Provider,
+    endpoint: ProviderEndpoint,
+    path: string,
+    headers: Readonly<Record<string, string>>,
+    signal?: AbortSignal,
+  ): Promise<ProviderResponse> {
+    return this.request(provider, endpoint, { method: 'GET', path, headers, signal });
+  }
+
+  private async request(
+    provider: Provider,
+    endpoint: ProviderEndpoint,
+    call: {
+      readonly method: 'GET' | 'POST';
+      readonly path: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly body?: string;
+      readonly signal: AbortSignal | undefined;
+    },
+  ): Promise<ProviderResponse> {
     const started = performance.now();
     try {
       const response = await this.pool(endpoint.origin).request({
-        method: 'POST',
-        path: `${endpoint.basePath}${path}`,
-        headers,
-        body,
-        signal,
+        method: call.method,
+        path: `${endpoint.basePath}${call.path}`,
+        headers: call.headers,
+        body: call.body,
+        signal: call.signal,
       });
       const text = await response.body.text();
       this.metrics.requests.inc({ provider, result: `${Math.floor(response.statusCode / 100)}xx` });

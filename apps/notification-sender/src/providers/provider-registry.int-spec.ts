@@ -169,7 +169,7 @@ describe('ProviderRegistry with credentials from MariaDB', () => {
       { messageId: '2', kind: 'accepted', providerMessageId: 'sim-2', request: 0 },
     ]);
     expect(server.received[0]?.headers['authorization']).toBe(`Bearer ${secrets.simulator}`);
-    expect(registry.adapterFor(Provider.Mitto).maxBatch).toBe(1000);
+    expect(registry.adapterFor(Provider.Mitto).maxBatch).toBe(1);
     expect(registry.adapterFor(Provider.WhatsAppCloud).maxBatch).toBe(1);
   });
 

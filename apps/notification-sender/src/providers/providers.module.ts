@@ -32,6 +32,7 @@ import { WhatsAppCloudAdapter } from './whatsapp-cloud.adapter';
     SimulatorAdapter,
     ProviderRegistry,
   ],
-  exports: [ProviderRegistry, CredentialLoader],
+  // The HTTP client and concurrency limits are shared with the status APIs (status-refresh).
+  exports: [ProviderRegistry, CredentialLoader, ProviderHttpClient, CredentialConcurrency],
 })
 export class ProvidersModule {}

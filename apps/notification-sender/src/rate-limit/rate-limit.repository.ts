@@ -24,6 +24,8 @@ export interface BucketRequest extends RateCredential {
   readonly initialRate: number;
   /** 0: no tenant cap. */
   readonly tenantCapPerSec: number;
+  /** The campaign's weight in the credential's fair share (its priority, 1..10). */
+  readonly weight: number;
 }
 
 export interface BucketGrant {
@@ -104,6 +106,7 @@ export class RateLimitRepository {
         this.tuning.keyTtlMs,
         r.tenantCapPerSec,
         this.tuning.aheadMs,
+        r.weight,
       ],
     );
     const [granted, retryAfterMs, rate, serverTimeMs, activeCampaigns, fresh, sharedStart, tenantStart] =
@@ -122,7 +125,7 @@ export class RateLimitRepository {
 
   /** Returns unspent tokens of a grant (see GIVE_BACK_SCRIPT); resolves to the shared bucket's tokens. */
   async giveBack(
-    r: Omit<BucketRequest, 'want' | 'ceiling' | 'floor' | 'initialRate'> & { count: number },
+    r: Omit<BucketRequest, 'want' | 'ceiling' | 'floor' | 'initialRate' | 'weight'> & { count: number },
   ): Promise<number> {
     const credential = this.credentialKey(r);
     const reply = await this.run(

@@ -13,10 +13,11 @@
  * `want` tokens from all of them at once, and says when asking again is worthwhile.
  *
  * KEYS: 1 credential hash, 2 active bulk campaigns (zset: campaign -> last ask), 3 campaign shares
- * (hash: t:<campaign> tokens, s:<campaign> last refill), 4 tenant bucket (hash: tok, ts).
+ * (hash: t:<campaign> tokens, s:<campaign> last refill, w:<campaign> weight), 4 tenant bucket (hash:
+ * tok, ts).
  * ARGV: 1 lane (bulk|priority), 2 campaign id, 3 want, 4 ceiling, 5 floor, 6 initial rate, 7 burst ms,
  * 8 active window ms, 9 priority hold ms, 10 max retry ms, 11 ttl ms, 12 tenant cap per s (0: none),
- * 13 ahead ms.
+ * 13 ahead ms, 14 the campaign's weight (its priority, 1..10; bulk lane; absent or invalid: 1).
  * Returns {granted, retryAfterMs, rate (string), server time ms, active bulk campaigns, fresh, shared
  * start ms (string), tenant start ms (string)}: fresh is 1 when the credential had no hash (new, expired, or lost with a Redis restart) and this call
  * created it at the initial rate given (ARGV 6), with a full bucket and a new AIMD window.
@@ -30,11 +31,14 @@
  * full (losing its refill) while callers are between two calls: a busy caller's round trip and timer
  * lag cost no rate.
  *
- * Fairness: with n active bulk campaigns each has its own bucket refilled at rate/n; a bulk grant
- * takes from both. When the shared bucket is full nobody else is using it, so a campaign may borrow
- * beyond its share (idle shares are not wasted). Priority grants take from the shared bucket only
- * and are charged evenly to the active campaigns' shares, so the bulk that remains is still split
- * evenly. An unmet priority demand reserves up to one bucket of tokens against bulk for the hold time.
+ * Fairness: each active bulk campaign has its own bucket refilled at rate x weight / (sum of the
+ * active campaigns' weights): weights 2 and 1 split the credential two thirds and one third, equal
+ * weights evenly. A bulk grant takes from both. Each ask records the campaign's weight (w:<campaign>,
+ * which leaves with the campaign when it goes idle), so a changed priority counts from the campaign's
+ * next ask. When the shared bucket is full nobody else is using it, so a campaign may borrow beyond
+ * its share (idle shares are not wasted). Priority grants take from the shared bucket only and are
+ * charged to the active campaigns' shares by weight, so the bulk that remains keeps the same split.
+ * An unmet priority demand reserves up to one bucket of tokens against bulk for the hold time.
  */
 export const ACQUIRE_SCRIPT = `
 local t = redis.call('TIME')
@@ -51,6 +55,29 @@ local maxRetry = tonumber(ARGV[10])
 local ttl = tonumber(ARGV[11])
 local tcap = tonumber(ARGV[12])
 local aheadMs = tonumber(ARGV[13])
+local weight = tonumber(ARGV[14]) or 1
+if weight < 1 then weight = 1 end
+
+-- The active campaigns (zset KEYS[2]), each one's weight (absent: 1) and their sum, from one HMGET per
+-- 500 campaigns (unpack's stack stays small however many are active). Summed on each ask rather than
+-- kept as a running total, which expiry and a half-rolled-out deployment could leave wrong: a credential
+-- has few campaigns active within one second, and the read is one command.
+local function weights()
+  local members = redis.call('ZRANGE', KEYS[2], 0, -1)
+  local byMember = {}
+  local total = 0
+  for i = 1, #members, 500 do
+    local fields = {}
+    for j = i, math.min(i + 499, #members) do fields[#fields + 1] = 'w:' .. members[j] end
+    local values = redis.call('HMGET', KEYS[3], unpack(fields))
+    for j = 1, #values do
+      local w = tonumber(values[j]) or 1
+      byMember[i + j - 1] = w
+      total = total + w
+    end
+  end
+  return members, byMember, total
+end
 
 local c = redis.call('HMGET', KEYS[1], 'rate', 'tok', 'ts', 'pd', 'pdx')
 local fresh = c[1] == false
@@ -82,7 +109,7 @@ end
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - windowMs))
 for i = 1, #expired do
   redis.call('ZREM', KEYS[2], expired[i])
-  redis.call('HDEL', KEYS[3], 't:' .. expired[i], 's:' .. expired[i])
+  redis.call('HDEL', KEYS[3], 't:' .. expired[i], 's:' .. expired[i], 'w:' .. expired[i])
 end
 
 local avail
@@ -92,10 +119,12 @@ local share = 0
 local cahead = 0
 if lane == 'bulk' then
   redis.call('ZADD', KEYS[2], now, cid)
+  redis.call('HSET', KEYS[3], 'w:' .. cid, weight)
   active = redis.call('ZCARD', KEYS[2])
   avail = tok + ahead - pd
   if active > 1 then
-    share = rate / active
+    local _, _, total = weights()
+    share = rate * weight / total
     cahead = share * aheadMs / 1000
     local cv = redis.call('HMGET', KEYS[3], 't:' .. cid, 's:' .. cid)
     ctok = tonumber(cv[1]) or burst
@@ -119,11 +148,10 @@ if lane == 'bulk' then
   end
 else
   if granted > 0 and active > 1 then
-    local charge = granted / active
-    local members = redis.call('ZRANGE', KEYS[2], 0, -1)
+    local members, byMember, total = weights()
     for i = 1, #members do
       local v = tonumber(redis.call('HGET', KEYS[3], 't:' .. members[i])) or burst
-      redis.call('HSET', KEYS[3], 't:' .. members[i], math.max(-burst, v - charge))
+      redis.call('HSET', KEYS[3], 't:' .. members[i], math.max(-burst, v - granted * byMember[i] / total))
     end
   end
   if granted < want then

@@ -3,7 +3,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { type AimdParams, type AimdStep, decideAimd, groupedTokenSlots, seedRate } from '@ums/domain';
 import { InvalidInputError, UnavailableError } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
-import { RateLimitErrorCode } from '@ums/contracts';
+import { CAMPAIGN_PRIORITY, RateLimitErrorCode } from '@ums/contracts';
 import { CredentialRateSecondsAccumulator } from './credential-rate-seconds.accumulator';
 import { RateLimitConfig } from './rate-limit.config';
 import { RateLimitMetrics } from './rate-limit.metrics';
@@ -22,6 +22,11 @@ export interface AcquireRequest {
   readonly tenantId: string;
   /** Required on the bulk lane (fair shares are per campaign); optional for single sends. */
   readonly campaignId?: string;
+  /**
+   * The campaign's weight in the credential's fair share: its priority, 1..10 (1 when absent). While
+   * several campaigns send, each gets rate x weight / (sum of their weights). Bulk lane only.
+   */
+  readonly weight?: number;
   readonly lane: RateLane;
   /** Tokens (messages) wanted now: a batch, never one call per message. */
   readonly want: number;
@@ -65,6 +70,7 @@ export interface ReportResult {
 }
 
 const MAX_WANT = 100_000;
+const { min: MIN_WEIGHT, max: MAX_WEIGHT } = CAMPAIGN_PRIORITY;
 const INVALID = RateLimitErrorCode.RequestInvalid;
 
 /** A caller of take() waiting for its tokens. */
@@ -135,6 +141,7 @@ export class RateLimitService {
       floor: request.floor,
       initialRate: seedRate(bounds, this.config.tuning.aimd.start, stateLost),
       tenantCapPerSec: request.tenantCapPerSec ?? 0,
+      weight: request.weight ?? CAMPAIGN_PRIORITY.default,
     });
     const decidedAt = this.serverClock.toLocal(grant.serverTimeMs);
     const slotsMs = groupedTokenSlots(
@@ -327,6 +334,12 @@ function validate(r: AcquireRequest): void {
   if (!positive(r.floor)) throw InvalidInputError.field(INVALID, 'floor', 'must be positive');
   if (!positive(r.ceiling) || r.ceiling < r.floor) {
     throw InvalidInputError.field(INVALID, 'ceiling', 'must be positive and at least the floor');
+  }
+  if (
+    r.weight !== undefined &&
+    !(Number.isInteger(r.weight) && r.weight >= MIN_WEIGHT && r.weight <= MAX_WEIGHT)
+  ) {
+    throw InvalidInputError.field(INVALID, 'weight', `must be an integer ${MIN_WEIGHT}..${MAX_WEIGHT}`);
   }
   const cap = r.tenantCapPerSec;
   if (cap !== undefined && cap !== null && !positive(cap)) {

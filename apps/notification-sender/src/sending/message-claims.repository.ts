@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { type Channel, FailureReason, MessageStatus } from '@ums/contracts';
 import {
   jsonColumn,
@@ -13,6 +13,9 @@ import {
   writeRows,
 } from '@ums/platform';
 import { DataSource } from 'typeorm';
+import { type ClaimCredits, ClaimCreditsRepository } from '../credits/claim-credits.repository';
+import { CreditLedgerRepository, type RefundRow } from '../credits/credit-ledger.repository';
+import type { RenderedClaim } from './content-rendering.service';
 import {
   ERROR_CODE_CHARS,
   ERROR_TEXT_CHARS,
@@ -22,7 +25,13 @@ import {
   type RecordedOutcome,
   type SentOutcome,
 } from './recorded-outcome';
-import { countFinishedBatch, foldCounterDeltas, type FoldResult, moveCounters } from './run-counters';
+import {
+  countFinishedBatch,
+  foldCounterDeltas,
+  type FoldResult,
+  moveCounters,
+  type RunTotals,
+} from './run-counters';
 import { type ChangedMessageRow, type StatusChange, statusChangeOf } from './status-change';
 
 /** The `processed_events` consumer under which finished batches are recorded, as `<run id>:<seq>`. */
@@ -51,7 +60,14 @@ export interface ClaimResult {
   readonly skipped: string[];
   /** PENDING messages whose recipient opted out since they were created: SKIPPED (opted-out) instead. */
   readonly optedOut: StatusChange[];
+  /** The claimed messages rendered in the claim (when it was given a renderer), credit refusals included. */
+  readonly rendered?: RenderedClaim;
+  /** Of `held`: PENDING messages of runs the tenant's credits or quota did not cover (their runs paused). */
+  readonly creditHeld: number;
 }
+
+/** Renders the claimable messages inside the claim, so that their segments and charges go with it. */
+export type ClaimRenderer = (claimable: readonly ClaimedMessage[]) => Promise<RenderedClaim>;
 
 /** A message's id (BIGINT UNSIGNED). */
 interface IdRow {
@@ -74,6 +90,10 @@ interface ClaimRow extends RunMessageRow {
   readonly attempts: number;
   /** JSON (text on MariaDB) or NULL. */
   readonly content: unknown;
+  /** BIGINT UNSIGNED: credits held from an earlier attempt. */
+  readonly charge: string;
+  /** The account's price (BIGINT UNSIGNED), NULL when the tenant is not metered on the channel. */
+  readonly price: string | null;
   readonly run_state: string | null;
   /** 0 or 1, an INT or a BIGINT (a string here) by server: the recipient is in opt_outs. */
   readonly opted_out: number | string;
@@ -86,6 +106,21 @@ interface SettledRow extends RecordableRow {
   readonly error_code: string | null;
   readonly error_text: string | null;
 }
+
+/** A row a record or release locked, with what credits and run totals need. */
+interface ChargedRow extends RecordableRow {
+  /** BIGINT UNSIGNED. */
+  readonly charge: string;
+  readonly segments: number;
+}
+
+/** What the claim's UPDATE writes per row: its segments, encoding and the charge added now. */
+const CLAIM_COLUMNS: readonly JsonRowsColumn[] = [
+  { name: 'id', type: 'BIGINT UNSIGNED' },
+  { name: 'segments', type: 'BIGINT UNSIGNED' },
+  { name: 'encoding', type: 'VARCHAR(4)' },
+  { name: 'charge', type: 'BIGINT UNSIGNED' },
+];
 
 const FAILURE_COLUMNS: readonly JsonRowsColumn[] = [
   { name: 'id', type: 'BIGINT UNSIGNED' },
@@ -104,13 +139,23 @@ const FAILURE_COLUMNS: readonly JsonRowsColumn[] = [
  */
 @Injectable()
 export class MessageClaimsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly credits: ClaimCreditsRepository;
+  private readonly ledger: CreditLedgerRepository;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Optional() credits?: ClaimCreditsRepository,
+    @Optional() ledger?: CreditLedgerRepository,
+  ) {
+    this.credits = credits ?? new ClaimCreditsRepository();
+    this.ledger = ledger ?? new CreditLedgerRepository();
+  }
 
   // Every statement that reads or writes messages by an id list names the primary key: on a small
   // table MariaDB scans the whole index for an UPDATE ... WHERE id IN (...), locking every row
   // (PENDING ones of other batches too) until commit, and concurrent claims would skip them.
-  async claim(ids: readonly string[], token: string): Promise<ClaimResult> {
-    if (ids.length === 0) return { claimed: [], held: [], skipped: [], optedOut: [] };
+  async claim(ids: readonly string[], token: string, render?: ClaimRenderer): Promise<ClaimResult> {
+    if (ids.length === 0) return { claimed: [], held: [], skipped: [], optedOut: [], creditHeld: 0 };
     return this.dataSource.transaction(async (manager) => {
       // By primary key only: a plan through the state index would lock (and make concurrent
       // claimers skip) PENDING rows of other batches that this claim never takes. The run's state is
@@ -121,7 +166,9 @@ export class MessageClaimsRepository {
       const rows = await selectRows<ClaimRow>(
         manager,
         `SELECT m.id, m.run_id, m.campaign_id, m.tenant_id, m.channel, m.credential_id, m.recipient, m.attempts,
-                m.content, (SELECT r.state FROM runs r WHERE r.id = m.run_id) AS run_state,
+                m.content, m.charge, (SELECT r.state FROM runs r WHERE r.id = m.run_id) AS run_state,
+                (SELECT a.price FROM credit_accounts a WHERE a.tenant_id = m.tenant_id AND a.channel = m.channel)
+                  AS price,
                 EXISTS (SELECT 1 FROM opt_outs o
                          WHERE o.tenant_id = m.tenant_id AND o.channel = m.channel AND o.address = m.recipient)
                   AS opted_out
@@ -132,25 +179,25 @@ export class MessageClaimsRepository {
       const sendable = rows.filter((r) => r.run_id === null || r.run_state === 'RUNNING');
       const held = rows.filter((r) => !sendable.includes(r)).map((r) => r.id);
       const optedOut = sendable.filter((r) => Number(r.opted_out) === 1);
-      const claimable = sendable.filter((r) => Number(r.opted_out) !== 1);
       const found = new Set(rows.map((r) => r.id));
       const skipped = ids.filter((id) => !found.has(id));
-      if (claimable.length > 0) {
-        await writeRows(
-          manager,
-          `UPDATE messages FORCE INDEX (PRIMARY) SET state = 'SENDING', claim_token = ?, claimed_at = UTC_TIMESTAMP(3),
-                  attempts = attempts + 1, updated_at = UTC_TIMESTAMP(3)
-            WHERE id IN (?)`,
-          [token, claimable.map((r) => r.id)],
-        );
-        await moveCounters(
-          manager,
-          claimable.map((r) => ({ runId: r.run_id, from: MessageStatus.Pending, to: MessageStatus.Sending })),
-        );
-      }
+      // Rendered inside the claim: the segments and charges are written by the claim's UPDATE.
+      const candidates = sendable.filter((r) => Number(r.opted_out) !== 1);
+      const rendered = render === undefined ? undefined : await render(candidates.map(claimedMessageOf));
+      const credits = await this.credits.claim(
+        manager,
+        token,
+        candidates.map(creditRowOf),
+        rendered?.outgoing,
+      );
+      const claimable = candidates.filter((r) => !credits.held.has(r.id));
+      held.push(...credits.held.keys());
+      if (claimable.length > 0) await writeClaim(manager, token, claimable, credits);
       if (optedOut.length > 0) await skipOptedOut(manager, optedOut);
       return {
         claimed: claimable.map(claimedMessageOf),
+        rendered: rendered === undefined ? undefined : withCredits(rendered, credits),
+        creditHeld: credits.held.size,
         held,
         skipped,
         optedOut: optedOut.map((r) => ({
@@ -194,9 +241,10 @@ export class MessageClaimsRepository {
   async release(token: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     return this.dataSource.transaction(async (manager) => {
-      const rows = await selectRows<RunMessageRow>(
+      const rows = await selectRows<ChargedRow>(
         manager,
-        `SELECT id, run_id FROM messages FORCE INDEX (PRIMARY)
+        `SELECT id, run_id, campaign_id, tenant_id, channel, recipient, state, charge, segments
+           FROM messages FORCE INDEX (PRIMARY)
           WHERE id IN (?) AND claim_token = ? AND state = 'SENDING' FOR UPDATE`,
         [[...new Set(ids)], token],
       );
@@ -213,6 +261,7 @@ export class MessageClaimsRepository {
         manager,
         rows.map((r) => ({ runId: r.run_id, from: MessageStatus.Sending, to: MessageStatus.Pending })),
       );
+      await this.ledger.refundUnsent(manager, rows.map(refundRowOf));
       return rows.length;
     });
   }
@@ -227,19 +276,27 @@ export class MessageClaimsRepository {
   async record(token: string, outcomes: readonly RecordedOutcome[]): Promise<StatusChange[]> {
     if (outcomes.length === 0) return [];
     return this.dataSource.transaction(async (manager) => {
-      const rows = await selectRows<RecordableRow>(
+      const rows = await selectRows<ChargedRow>(
         manager,
-        `SELECT id, run_id, campaign_id, tenant_id, channel, recipient, state FROM messages FORCE INDEX (PRIMARY)
+        `SELECT id, run_id, campaign_id, tenant_id, channel, recipient, state, charge, segments
+           FROM messages FORCE INDEX (PRIMARY)
           WHERE id IN (?) AND claim_token = ? AND state IN ('SENDING', 'UNKNOWN') FOR UPDATE`,
         [outcomes.map((o) => o.id), token],
       );
       const plan = planRecord(rows, outcomes);
       await writeSent(manager, plan.sent);
       for (const [state, list] of plan.failures) await writeFailures(manager, state, list);
+      const byId = new Map(rows.map((row) => [row.id, row]));
       await moveCounters(
         manager,
         plan.changes.map((c) => ({ runId: c.runId, from: c.previous, to: c.status })),
+        sentSegments(plan.sent.map((s) => byId.get(s.id))),
       );
+      // FAILED (refused before or by the provider) and back to PENDING were not sent: their charge goes back.
+      const unsent = [...plan.failures]
+        .filter(([state]) => state === MessageStatus.Failed || state === MessageStatus.Pending)
+        .flatMap(([, list]) => list.map((o) => byId.get(o.id)));
+      await this.ledger.refundUnsent(manager, unsent.filter(isDefined).map(refundRowOf));
       return plan.changes;
     });
   }
@@ -451,6 +508,94 @@ async function skipOptedOut(manager: SqlRunner, rows: readonly ClaimRow[]): Prom
     manager,
     rows.map((r) => ({ runId: r.run_id, from: MessageStatus.Pending, to: MessageStatus.Skipped })),
   );
+}
+
+/** The claim's UPDATE: SENDING under the token, with each row's segments, encoding and new charge. */
+async function writeClaim(
+  manager: SqlRunner,
+  token: string,
+  rows: readonly ClaimRow[],
+  credits: ClaimCredits,
+): Promise<void> {
+  await writeRows(
+    manager,
+    `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(CLAIM_COLUMNS, 'v')} ON m.id = v.id
+        SET m.state = 'SENDING', m.claim_token = ?, m.claimed_at = UTC_TIMESTAMP(3), m.attempts = m.attempts + 1,
+            m.segments = v.segments, m.encoding = v.encoding, m.charge = m.charge + v.charge,
+            m.updated_at = UTC_TIMESTAMP(3)`,
+    [
+      jsonRows(
+        CLAIM_COLUMNS,
+        rows.map((r) => {
+          const units = credits.units.get(r.id);
+          return {
+            id: r.id,
+            segments: String(units?.segments ?? 0),
+            encoding: units?.encoding ?? '',
+            charge: String(credits.charges.get(r.id) ?? 0),
+          };
+        }),
+      ),
+      token,
+    ],
+  );
+  const totals = new Map<string, RunTotals>(
+    [...credits.chargedPerRun].map(([runId, charged]) => [runId, { charged }]),
+  );
+  await moveCounters(
+    manager,
+    rows.map((r) => ({ runId: r.run_id, from: MessageStatus.Pending, to: MessageStatus.Sending })),
+    totals,
+  );
+}
+
+/** The rendered claim with single sends the credits refused taken out of the provider call. */
+function withCredits(rendered: RenderedClaim, credits: ClaimCredits): RenderedClaim {
+  if (credits.refused.size === 0 && credits.held.size === 0) return rendered;
+  const results = new Map([...rendered.results].filter(([id]) => !credits.held.has(id)));
+  for (const [id, result] of credits.refused) results.set(id, result);
+  return {
+    results,
+    outgoing: rendered.outgoing.filter(
+      (o) => !credits.refused.has(o.messageId) && !credits.held.has(o.messageId),
+    ),
+  };
+}
+
+/** Segments of the rows recorded SENT, per run. */
+function sentSegments(rows: readonly (ChargedRow | undefined)[]): Map<string, RunTotals> {
+  const perRun = new Map<string, RunTotals>();
+  for (const row of rows) {
+    if (row?.run_id == null || row.segments === 0) continue;
+    perRun.set(row.run_id, { segments: (perRun.get(row.run_id)?.segments ?? 0) + row.segments });
+  }
+  return perRun;
+}
+
+function creditRowOf(row: ClaimRow) {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    channel: row.channel,
+    runId: row.run_id,
+    charge: Number(row.charge),
+    price: row.price === null ? null : Number(row.price),
+  };
+}
+
+function refundRowOf(row: ChargedRow): RefundRow {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    channel: row.channel,
+    runId: row.run_id,
+    charge: Number(row.charge),
+    units: row.channel === 'sms' ? row.segments : 1,
+  };
+}
+
+function isDefined<T>(value: T | undefined): value is T {
+  return value !== undefined;
 }
 
 function claimedMessageOf(row: ClaimRow): ClaimedMessage {

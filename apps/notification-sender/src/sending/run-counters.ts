@@ -24,12 +24,17 @@ const COLUMNS = [
   'unknown',
   'skipped',
   'batches_finished',
+  // Totals rather than states: SMS segments handed to the provider, credits the run's messages hold.
+  'segments',
+  'charged',
 ] as const;
 type CounterColumn = (typeof COLUMNS)[number];
 type Deltas = Map<CounterColumn, number>;
 
-/** A `run_counter_deltas` row: its counters are INT (signed deltas). */
-type DeltaRow = { readonly id: string; readonly run_id: string } & Readonly<Record<CounterColumn, number>>;
+/** A `run_counter_deltas` row: its counters are INT (signed deltas), `charged` a BIGINT (a string). */
+type DeltaRow = { readonly id: string; readonly run_id: string } & Readonly<
+  Record<CounterColumn, number | string>
+>;
 
 /** A run's counters as `runs` holds them: BIGINT UNSIGNED, but `batches_finished` INT UNSIGNED. */
 type RunCountersRow = { readonly id: string; readonly batches_finished: number } & Readonly<
@@ -42,13 +47,32 @@ export interface CounterMove {
   readonly to: MessageStatus;
 }
 
+/** Changes to a run's totals: segments handed to the provider, credits held (signed). */
+export interface RunTotals {
+  readonly segments?: number;
+  readonly charged?: number;
+}
+
 /**
  * Moves run counters for a set of transitions, in the caller's transaction: one delta row per run
  * in `run_counter_deltas` (no lock on the hot `runs` row; see the migration), folded into `runs`
  * by foldCounterDeltas. A reader of `runs` sees every committed move once it is folded.
  */
-export async function moveCounters(manager: SqlRunner, moves: readonly CounterMove[]): Promise<void> {
+export async function moveCounters(
+  manager: SqlRunner,
+  moves: readonly CounterMove[],
+  totals: ReadonlyMap<string, RunTotals> = new Map(),
+): Promise<void> {
   const perRun = new Map<string, Deltas>();
+  for (const [runId, total] of totals) {
+    perRun.set(
+      runId,
+      new Map<CounterColumn, number>([
+        ['segments', total.segments ?? 0],
+        ['charged', total.charged ?? 0],
+      ]),
+    );
+  }
   for (const move of moves) {
     if (move.runId === null || move.from === move.to) continue;
     const deltas = perRun.get(move.runId) ?? new Map<CounterColumn, number>();
@@ -142,7 +166,7 @@ function deltasPerRun(rows: readonly DeltaRow[]): Map<string, Deltas> {
   const perRun = new Map<string, Deltas>();
   for (const row of rows) {
     const deltas = perRun.get(row.run_id) ?? new Map<CounterColumn, number>();
-    for (const column of COLUMNS) deltas.set(column, (deltas.get(column) ?? 0) + row[column]);
+    for (const column of COLUMNS) deltas.set(column, (deltas.get(column) ?? 0) + Number(row[column]));
     perRun.set(row.run_id, deltas);
   }
   return perRun;

@@ -10,7 +10,11 @@ import { ClaimBudget } from './claim-budget';
 import type { StatusChange } from './status-change';
 import { type ClaimTiming, claimTimingOf } from './claim-timing';
 import type { RenderedClaim } from './content-rendering.service';
-import { type ClaimedMessage, MessageClaimsRepository } from './message-claims.repository';
+import {
+  type ClaimedMessage,
+  type ClaimRenderer,
+  MessageClaimsRepository,
+} from './message-claims.repository';
 import { SendingConfig } from './sending.config';
 import { SendingMetrics } from './sending.metrics';
 
@@ -32,6 +36,8 @@ export interface HeldClaim {
   readonly credential: LoadedCredential | undefined;
   /** Each message's slot (`performance.now()`, AcquireResult.slotsMs): it goes no earlier. */
   readonly slots: ReadonlyMap<string, number> | undefined;
+  /** The claimed messages as the claim rendered them (credit refusals included). */
+  readonly rendered?: RenderedClaim;
 }
 
 /** What a claim took: the claim when it took any message, and the ids it skipped. */
@@ -85,24 +91,28 @@ export class SendClaimsService {
     return this.budget.acquire(n);
   }
 
-  /** Claims the slice's messages; held (paused or stopped runs) and skipped ones are counted. */
+  /**
+   * Claims the slice's messages, rendering them within the claim (`render`: their segments and
+   * credits go with it); held (paused or stopped runs, or no credit) and skipped ones are counted.
+   */
   async claim(
     message: ConsumedMessage<MessageBatchV1>,
     ids: readonly string[],
     credential: LoadedCredential | undefined,
     slots: ReadonlyMap<string, number> | undefined,
+    render?: ClaimRenderer,
   ): Promise<SliceClaim> {
     const lane = message.value.lane;
     const token = randomUUID();
     const claimedAt = performance.now();
-    const claim = await this.claims.claim(ids, token);
+    const claim = await this.claims.claim(ids, token, render);
     this.metrics.count(lane, 'held', claim.held.length);
     this.metrics.count(lane, 'skipped', claim.skipped.length);
     this.metrics.count(lane, 'opted_out', claim.optedOut.length);
     const held =
       claim.claimed.length === 0
         ? undefined
-        : { message, token, claimedAt, claimed: claim.claimed, credential, slots };
+        : { message, token, claimedAt, claimed: claim.claimed, credential, slots, rendered: claim.rendered };
     return { token, held, skipped: claim.skipped, optedOut: claim.optedOut };
   }
 

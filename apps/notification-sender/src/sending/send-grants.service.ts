@@ -153,6 +153,8 @@ export class SendGrantsService implements BeforeApplicationShutdown {
       credentialId: credential.id,
       tenantId: batch.tenantId,
       campaignId: batch.campaignId,
+      // The campaign's weight in the fair share, carried by the batch (no database read per batch).
+      weight: batch.priority,
       lane: batch.lane === SendLane.Priority ? 'priority' : 'bulk',
       want,
       ceiling,

@@ -98,18 +98,20 @@ export class SendSlicesService {
   ): Promise<void> {
     const batch = message.value;
     const campaign = failAll === undefined ? await this.content.campaignContentBefore(batch) : undefined;
+    const items = new Map(batch.items.map((item) => [item.messageId, item]));
+    // Rendered once, within the claim: the claim writes each message's segments and charge.
     const { token, held, skipped, optedOut } = await this.claims.claim(
       message,
       ids,
       credential,
       grant?.slots,
+      (claimable) => this.content.renderClaimed(batch, claimable, items, failAll, campaign),
     );
     if (optedOut.length > 0) await this.settlement.announce(optedOut);
     if (held === undefined) {
       if (skipped.length > 0) await this.settlement.handleSkipped(message, token, skipped);
       return;
     }
-    const items = new Map(batch.items.map((item) => [item.messageId, item]));
     const prepared = await this.prepare(held, skipped, items, failAll, campaign);
     const { results } = prepared;
     let reported: Promise<void> = Promise.resolve();
@@ -138,7 +140,8 @@ export class SendSlicesService {
     try {
       if (skipped.length > 0) await this.settlement.handleSkipped(held.message, held.token, skipped);
       const batch = held.message.value;
-      const rendered = await this.content.renderClaimed(batch, held.claimed, items, failAll, campaign);
+      const rendered =
+        held.rendered ?? (await this.content.renderClaimed(batch, held.claimed, items, failAll, campaign));
       return await this.claims.confirm(held, rendered);
     } catch (error: unknown) {
       await this.claims.giveBack(held, error);

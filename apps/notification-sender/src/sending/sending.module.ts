@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CreditsModule } from '../credits/credits.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { CampaignContentRepository } from './campaign-content.repository';
@@ -24,7 +25,7 @@ import { StatusEventsPublisher } from './status-events.publisher';
  * with status events, claims that expire to UNKNOWN and the finished-batch inbox's retention.
  */
 @Module({
-  imports: [ProvidersModule, RateLimitModule],
+  imports: [ProvidersModule, RateLimitModule, CreditsModule],
   controllers: [SendBatchesConsumer],
   providers: [
     MessageClaimsRepository,

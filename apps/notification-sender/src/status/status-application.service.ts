@@ -12,6 +12,7 @@ import {
 import { isOptInText, latestOptChanges, type OptChange, optOutAddress } from '@ums/domain';
 import { type ConsumedMessage, KafkaProducer } from '@ums/platform';
 import { StatusEventsPublisher } from '../sending/status-events.publisher';
+import { ArchivedMessagesRepository } from './archived-messages.repository';
 import { type CredentialOwner, InboundMessagesRepository, type OptOut } from './inbound-messages.repository';
 import { StatusMetrics } from './status.metrics';
 import { type ReportedStatus, StatusUpdatesRepository } from './status-updates.repository';
@@ -23,7 +24,8 @@ export const STATUS_GROUP = ConsumerGroups.senderStatus;
  * the same transaction) and then on the status topic; inbound messages to the inbound topic, with
  * STOP-like replies recorded as opt-outs and START-like ones lifting them first (isOptInText says
  * which keywords, per provider). Events naming a message or credential we do not know are counted
- * and dead-lettered, never dropped silently. Every step is idempotent, so a redelivered chunk
+ * and dead-lettered, never dropped silently; a status of an archived message (past its retention, in
+ * `messages_archive`) is counted as `archived` and dropped, as it can change nothing. Every step is idempotent, so a redelivered chunk
  * changes nothing twice.
  */
 @Injectable()
@@ -34,6 +36,7 @@ export class StatusApplicationService {
     private readonly publisher: StatusEventsPublisher,
     private readonly producer: KafkaProducer,
     private readonly metrics: StatusMetrics,
+    private readonly archived: ArchivedMessagesRepository,
   ) {}
 
   async apply(messages: readonly ConsumedMessage<ProviderEventV1>[]): Promise<void> {
@@ -64,8 +67,14 @@ export class StatusApplicationService {
       for (const [why, count] of Object.entries(result.absorbed)) {
         if (count > 0) this.metrics.statuses.inc({ outcome: why }, count);
       }
-      this.metrics.statuses.inc({ outcome: 'unknown' }, result.unknown.length);
+      const unmatched = new Set(result.unknown);
+      const archived = await this.archived.archivedOf(
+        reports.filter((report) => unmatched.has(report.index)),
+      );
+      this.metrics.statuses.inc({ outcome: 'archived' }, archived.size);
+      this.metrics.statuses.inc({ outcome: 'unknown' }, result.unknown.length - archived.size);
       for (const index of result.unknown) {
+        if (archived.has(index)) continue;
         unknown.push({
           index,
           code: MessageHandlingErrorCode.MessageUnknown,

@@ -150,7 +150,13 @@ describe('status application (real MariaDB)', () => {
       [f, Sent, Delivered],
       [f, Delivered, Read],
     ]);
-    expect(result.absorbed).toEqual({ duplicate: 2, regression: 2, terminal: 1, 'not-reportable': 0 });
+    expect(result.absorbed).toEqual({
+      duplicate: 2,
+      regression: 2,
+      terminal: 1,
+      'not-reportable': 0,
+      moved: 0,
+    });
     expect(result.unknown).toEqual([]);
     const rows = await rowsOf(runId);
     expect([a, b, c, d, e, f].map((id) => rows.get(id)?.['state'])).toEqual([
@@ -190,6 +196,21 @@ describe('status application (real MariaDB)', () => {
     expect(rows.get(a)).toMatchObject({ state: 'DELIVERED', provider_message_id: 'wamid.A' });
     expect(rows.get(b)).toMatchObject({ state: 'FAILED', reason: 'blocked', error_code: '30007' });
     expect(rows.get(c)).toMatchObject({ state: 'UNKNOWN' });
+    await countersMatchRows(runId);
+  });
+
+  it('applies a compare-and-set report only to a row still in the expected state (status refresh)', async () => {
+    const { runId, ids } = await run('cas', 2, Sent);
+    const [moved, held] = ids as [string, string];
+    const result = await repo.apply([
+      // Read as UNKNOWN, but a record made it SENT meanwhile: left alone.
+      report('cas', moved, Failed, { expected: MessageStatus.Unknown, providerMessageId: null }),
+      report('cas', held, Delivered, { expected: Sent }),
+    ]);
+    expect(result.absorbed.moved).toBe(1);
+    expect(result.applied.map((c) => [c.messageId, c.status])).toEqual([[held, Delivered]]);
+    const rows = await rowsOf(runId);
+    expect([rows.get(moved)?.['state'], rows.get(held)?.['state']]).toEqual([Sent, Delivered]);
     await countersMatchRows(runId);
   });
 

@@ -22,9 +22,15 @@ export interface ReportedStatus {
   /** Index in the consumed chunk, so callers can tell which reports matched no message. */
   readonly index: number;
   readonly messageId: string | undefined;
-  readonly providerMessageId: string;
+  /** The provider's id; null only with `messageId` (a status refresh's NOT_RECEIVED names none). */
+  readonly providerMessageId: string | null;
   readonly credentialId: string;
   readonly status: MessageStatus;
+  /**
+   * Compare-and-set: applied only if the locked row is still in this state (a status refresh settles
+   * what it read); otherwise absorbed as `moved`.
+   */
+  readonly expected?: MessageStatus;
   readonly reason?: FailureReason;
   readonly errorCode?: string;
   readonly errorText?: string;
@@ -36,10 +42,13 @@ export interface StatusApplication {
   /** The changes applied, each with the provider's time of its status (`occurredAt`). */
   readonly applied: StatusChange[];
   /** Reports refused by the forward-only rule, by why. */
-  readonly absorbed: Readonly<Record<'duplicate' | 'regression' | 'terminal' | 'not-reportable', number>>;
+  readonly absorbed: Readonly<Record<AbsorbedWhy, number>>;
   /** Indexes of reports that name no message we know. */
   readonly unknown: number[];
 }
+
+/** Why a report changed nothing: the forward-only rule, or (`moved`) a compare-and-set that missed. */
+export type AbsorbedWhy = 'duplicate' | 'regression' | 'terminal' | 'not-reportable' | 'moved';
 
 /** A message row a report may name, as selected (COLUMNS). */
 interface MessageRow extends ChangedMessageRow {
@@ -118,7 +127,8 @@ export class StatusUpdatesRepository {
 
   async apply(
     reports: readonly ReportedStatus[],
-    beforeCommit: (applied: StatusApplication['applied']) => Promise<void> = () => Promise.resolve(),
+    beforeCommit: (applied: StatusApplication['applied'], manager: SqlRunner) => Promise<void> = () =>
+      Promise.resolve(),
   ): Promise<StatusApplication> {
     if (reports.length === 0) return { applied: [], absorbed: absorbedNone(), unknown: [] };
     return this.dataSource.transaction(async (manager) => {
@@ -137,7 +147,7 @@ export class StatusUpdatesRepository {
       );
       // Published while the rows are still locked: a crash before the commit leaves them as they
       // were, the chunk is consumed again and publishes the same event ids; none goes unannounced.
-      await beforeCommit(applied);
+      await beforeCommit(applied, manager);
       return { applied, absorbed, unknown };
     });
   }
@@ -146,7 +156,11 @@ export class StatusUpdatesRepository {
   private async lockRows(manager: SqlRunner, reports: readonly ReportedStatus[]): Promise<MessageRow[]> {
     const ids = [...new Set(reports.flatMap((r) => (r.messageId === undefined ? [] : [r.messageId])))];
     const providerIds = [
-      ...new Set(reports.flatMap((r) => (r.messageId === undefined ? [r.providerMessageId] : []))),
+      ...new Set(
+        reports.flatMap((r) =>
+          r.messageId === undefined && r.providerMessageId !== null ? [r.providerMessageId] : [],
+        ),
+      ),
     ];
     const found = new Map<string, MessageRow>();
     if (providerIds.length > 0) {
@@ -234,7 +248,7 @@ export class StatusUpdatesRepository {
 }
 
 /** Absorbed reports by why (StatusApplication.absorbed). */
-type Absorbed = Record<'duplicate' | 'regression' | 'terminal' | 'not-reportable', number>;
+type Absorbed = Record<AbsorbedWhy, number>;
 
 /**
  * What the reports do to the locked rows, in their order: each row's plan (its state moves forward
@@ -267,6 +281,10 @@ function planReports(
     }
     const plan = plans.get(row.id) ?? newPlan(row);
     plans.set(row.id, plan);
+    if (report.expected !== undefined && plan.to !== report.expected) {
+      absorbed.moved += 1;
+      continue;
+    }
     const decision = decideStatus(plan.to, report.status);
     if (decision.apply) applied.push(advance(plan, report, decision.next));
     else absorbed[decision.why] += 1;
@@ -305,5 +323,5 @@ function newPlan(row: MessageRow): RowPlan {
 }
 
 function absorbedNone(): Absorbed {
-  return { duplicate: 0, regression: 0, terminal: 0, 'not-reportable': 0 };
+  return { duplicate: 0, regression: 0, terminal: 0, 'not-reportable': 0, moved: 0 };
 }

@@ -11,7 +11,7 @@ export class StatusMetrics {
     const registers = [registry];
     this.statuses = new Counter({
       name: 'ums_status_reports_total',
-      help: 'Provider status reports consumed, by outcome (applied; duplicate, regression, terminal: absorbed by the forward-only rule; unknown: no such message, dead-lettered)',
+      help: 'Provider status reports consumed, by outcome (applied; duplicate, regression, terminal: absorbed by the forward-only rule; archived: a message past its retention, dropped; unknown: no such message, dead-lettered)',
       labelNames: ['outcome'],
       registers,
     });

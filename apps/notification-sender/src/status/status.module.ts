@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { SendingModule } from '../sending/sending.module';
+import { ArchivedMessagesRepository } from './archived-messages.repository';
 import { InboundMessagesRepository } from './inbound-messages.repository';
 import { ProviderEventsConsumer } from './provider-events.consumer';
 import { StatusApplicationService } from './status-application.service';
@@ -10,6 +11,12 @@ import { StatusUpdatesRepository } from './status-updates.repository';
 @Module({
   imports: [SendingModule],
   controllers: [ProviderEventsConsumer],
-  providers: [StatusUpdatesRepository, InboundMessagesRepository, StatusMetrics, StatusApplicationService],
+  providers: [
+    StatusUpdatesRepository,
+    InboundMessagesRepository,
+    ArchivedMessagesRepository,
+    StatusMetrics,
+    StatusApplicationService,
+  ],
 })
 export class StatusModule {}

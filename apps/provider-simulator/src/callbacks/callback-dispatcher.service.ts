@@ -3,6 +3,7 @@ import { planCallbacks } from '@ums/domain';
 import { errorMessage } from '@ums/platform';
 import { Pool } from 'undici';
 import { CredentialsService } from '../credentials/credentials.service';
+import { MessageRecords } from '../records/message-records.service';
 import { simulatorNow } from '../simulator-clock';
 import type { SimulatedCredential } from '../credentials/simulated-credential';
 import {
@@ -68,6 +69,7 @@ export class CallbackDispatcher implements OnModuleInit, OnModuleDestroy {
     private readonly config: CallbacksConfig,
     private readonly metrics: CallbacksMetrics,
     private readonly credentials: CredentialsService,
+    private readonly records: MessageRecords,
   ) {
     this.lastSlot = Math.floor(simulatorNow() / config.SIMULATOR_CALLBACK_FLUSH_MS);
     credentials.onRemoved((id) => {
@@ -178,6 +180,9 @@ export class CallbackDispatcher implements OnModuleInit, OnModuleDestroy {
       if (first === undefined) continue;
       const credential = this.credentials.find(first.credentialId);
       const current = events.filter((e) => this.isCurrent(e.credentialId, e.epoch));
+      // The provider's own record moves when the status happens, whether or not its post gets through.
+      for (const e of current)
+        this.records.advance(e.credentialId, e.send.providerMessageId, e.status, nowMs);
       this.pending -= events.length - current.length;
       if (credential === undefined || current.length === 0) {
         this.pending -= current.length;

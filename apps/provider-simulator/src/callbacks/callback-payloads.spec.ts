@@ -125,25 +125,38 @@ describe('buildCallbackPosts', () => {
     expect(posts[0]?.orderKey).toBe(posts[1]?.orderKey);
   });
 
-  it('posts Mitto reports one by one with the shared token, ordered per message', () => {
+  it('posts Mitto reports one by one as query parameters of the registered URL with its token', () => {
     const posts = buildCallbackPosts(
       credential(Provider.Mitto),
-      'http://hooks.test/cb',
+      'http://hooks.test/cb?x=1',
       [event(1, 'delivered'), event(2, 'failed')],
       NOW,
       500,
     );
-    expect(posts.map((p) => JSON.parse(p.body) as unknown)).toEqual([
-      { reference: 'm1', id: 'p1', status: 'delivered', timestamp: '2025-01-01T00:00:00.000Z' },
+    const params = posts.map((p) => Object.fromEntries(new URL(p.url).searchParams));
+    expect(params).toEqual([
       {
-        reference: 'm2',
+        x: '1',
+        ums_token: 'secret',
+        id: 'p1',
+        reference: 'm1',
+        to: expect.any(String) as string,
+        status: 'delivered',
+        timestamp: '2025-01-01T00:00:00.000Z',
+      },
+      {
+        x: '1',
+        ums_token: 'secret',
         id: 'p2',
-        status: 'failed',
+        reference: 'm2',
+        to: expect.any(String) as string,
+        status: 'undelivered',
         code: 'UNDELIVERABLE',
         timestamp: '2025-01-01T00:00:00.000Z',
       },
     ]);
-    expect(posts[0]?.headers['x-mitto-token']).toBe('secret');
+    expect(posts.map((p) => p.body)).toEqual(['', '']);
+    expect(new URL(posts[0]?.url ?? '').pathname).toBe('/cb');
     expect(posts[0]?.orderKey).not.toBe(posts[1]?.orderKey);
   });
 

@@ -54,12 +54,13 @@ export function buildCallbackPosts(
     count: number,
     epoch: number,
     of?: string,
+    postUrl = url,
   ): void => {
     const orderKey = `${credential.id}\n${url}${of !== undefined ? `\n${of}` : ''}`;
     posts.push({
       credentialId: credential.id,
       provider: credential.provider,
-      url,
+      url: postUrl,
       headers,
       body,
       events: count,
@@ -102,10 +103,8 @@ export function buildCallbackPosts(
       break;
     case Provider.Mitto:
       for (const event of events) {
-        const body = JSON.stringify(mittoReport(event, nowMs));
-        const headers: Record<string, string> = { 'content-type': JSON_TYPE };
-        if (credential.callbackSecret !== undefined) headers['x-mitto-token'] = credential.callbackSecret;
-        post(headers, body, 1, event.epoch, event.send.providerMessageId);
+        const reportUrl = mittoReportUrl(url, credential.callbackSecret, mittoReport(event, nowMs));
+        post({ 'content-type': FORM_TYPE }, '', 1, event.epoch, event.send.providerMessageId, reportUrl);
       }
       break;
     case Provider.Ses:
@@ -204,15 +203,37 @@ function twilioParams(credential: SimulatedCredential, event: StatusEvent): Reco
   return params;
 }
 
-function mittoReport(event: StatusEvent, nowMs: number): Record<string, unknown> {
+/** The query parameter of the registered Mitto callback URL that carries the shared token. */
+export const MITTO_TOKEN_PARAM = 'ums_token';
+
+/** Mitto's delivery report parameters (docs/provider-shapes.md): no `sent`, `undelivered` on failure. */
+function mittoReport(event: StatusEvent, nowMs: number): Record<string, string> {
   const failed = event.status === 'failed';
   return {
-    reference: event.send.messageId ?? null,
     id: event.send.providerMessageId,
-    status: failed ? 'failed' : event.status,
+    reference: event.send.messageId ?? '',
+    to: event.send.to.replace(/^\+/, ''),
+    status: failed ? 'undelivered' : event.status,
     ...(failed ? { code: UNDELIVERABLE } : {}),
     timestamp: new Date(nowMs).toISOString(),
   };
+}
+
+/**
+ * The URL Mitto calls: the registered URL (the credential's callback URL, which carries the shared
+ * token as `ums_token` when the credential has a callback secret) plus the report's parameters.
+ */
+export function mittoReportUrl(
+  registered: string,
+  token: string | undefined,
+  report: Readonly<Record<string, string>>,
+): string {
+  const url = new URL(registered);
+  if (token !== undefined && !url.searchParams.has(MITTO_TOKEN_PARAM)) {
+    url.searchParams.set(MITTO_TOKEN_PARAM, token);
+  }
+  for (const [name, value] of Object.entries(report)) url.searchParams.set(name, value);
+  return url.toString();
 }
 
 function nativeEvent(event: StatusEvent, nowMs: number): Record<string, unknown> {

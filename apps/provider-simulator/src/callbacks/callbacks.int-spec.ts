@@ -218,26 +218,31 @@ describe('status callbacks (simulator process)', () => {
     expect(params.map((p) => p.get('MessageStatus'))).toEqual(['sent', 'delivered']);
   });
 
-  it('posts Mitto delivery reports with the X-Mitto-Token shared token (no "sent" status)', async () => {
+  it('posts Mitto delivery reports as query parameters of the registered URL, with its token', async () => {
     await put('cb-mitto', {
       provider: 'mitto',
       account: { from: 'ACME' },
-      callbackUrl: `${recorder.url}/mitto`,
+      callbackUrl: `${recorder.url}/mitto?account=acme`,
       callbackSecret: 'mitto-shared-token',
       callbacks: { delayMs: 10 },
     });
-    const sent = await call<{ results: { id: string }[] }>(`${sim.url}/sms/bulk`, {
-      body: { from: 'ACME', messages: [{ to: '+4915100000003', text: 'Hi', reference: 'mt1' }] },
+    const sent = await call<{ id: string }>(`${sim.url}/sms`, {
+      body: { from: 'ACME', to: '4915100000003', text: 'Hi', reference: 'mt1' },
       headers: { 'x-mitto-api-key': 'k' },
     });
     await waitUntil('Mitto report', () => recorder.on('/mitto').length >= 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const posts = recorder.on('/mitto');
+    // Delivered only: Mitto reports no "sent".
     expect(posts).toHaveLength(1);
-    expect(posts[0]?.headers['x-mitto-token']).toBe('mitto-shared-token');
-    expect(JSON.parse(posts[0]?.body ?? '{}')).toEqual({
+    expect(posts[0]?.body).toBe('');
+    const params = Object.fromEntries(new URL(posts[0]?.path ?? '', 'http://x').searchParams);
+    expect(params).toEqual({
+      account: 'acme',
+      ums_token: 'mitto-shared-token',
+      id: sent.body.id,
       reference: 'mt1',
-      id: sent.body.results[0]?.id,
+      to: '4915100000003',
       status: 'delivered',
       timestamp: expect.any(String) as string,
     });

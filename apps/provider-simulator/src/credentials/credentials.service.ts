@@ -81,6 +81,11 @@ export class CredentialsService {
   }
 
   /** Twilio: by AccountSid, then the one configured for this sender, else the one with no sender. */
+  /** Twilio: every credential of one account (status lookups read the whole account). */
+  twilioAccount(accountSid: string): readonly SimulatedCredential[] {
+    return this.byAccountSid.get(accountSid) ?? [];
+  }
+
   twilio(accountSid: string, from: string | undefined): SimulatedCredential | undefined {
     return pick(
       this.byAccountSid.get(accountSid),

@@ -3,7 +3,7 @@ import { SendingModule } from '../sending/sending.module';
 import { MittoController } from './mitto.controller';
 import { MittoService } from './mitto.service';
 
-/** Mitto bulk SMS stand-in. */
+/** Mitto SMS stand-in. */
 @Module({
   imports: [SendingModule],
   controllers: [MittoController],

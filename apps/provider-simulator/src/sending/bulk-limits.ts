@@ -1,2 +1,2 @@
-/** Messages per request on the bulk endpoints (Mitto, native), as the shapes document says. */
+/** Messages (receivers of Mitto's /smsbulk) per request on the bulk endpoints, as the shapes document says. */
 export const MAX_BULK_MESSAGES = 1000;

@@ -325,15 +325,10 @@ describe('provider routes (simulator process)', () => {
     });
   });
 
-  describe('Mitto bulk SMS', () => {
-    const send = (body: Body, key = 'mitto-key') =>
-      call<Body>(`${sim.url}/sms/bulk`, { body, headers: { 'x-mitto-api-key': key } });
-    const messages = (count: number, prefix: string): Body[] =>
-      Array.from({ length: count }, (_, i) => ({
-        to: `+4915100${String(i).padStart(6, '0')}`,
-        text: 'Hi',
-        reference: `${prefix}${i}`,
-      }));
+  describe('Mitto SMS', () => {
+    const post = (path: string, body: Body, key = 'mitto-key') =>
+      call<Body>(`${sim.url}${path}`, { body, headers: { 'x-mitto-api-key': key } });
+    const sms = (to: string, reference: string, from = 'ACME'): Body => ({ from, to, text: 'Hi', reference });
 
     beforeAll(async () => {
       await put('mitto-1', {
@@ -345,43 +340,93 @@ describe('provider routes (simulator process)', () => {
       });
     });
 
-    it('answers per message: accepted with an id, or rejected with a code', async () => {
-      const answer = await send({ from: 'ACME', messages: messages(3, 'mi') });
-      expect(answer.status).toBe(200);
-      expect(answer.body['results']).toEqual([
-        { reference: 'mi0', status: 'accepted', id: expect.stringMatching(/^[0-9a-f]{32}$/) as string },
-        { reference: 'mi1', status: 'rejected', code: 'INVALID_NUMBER', message: 'Invalid receiver' },
-        { reference: 'mi2', status: 'accepted', id: expect.stringMatching(/^[0-9a-f]{32}$/) as string },
+    it('answers POST /sms with responseCode 0 and the id, or the refusal code', async () => {
+      const sent = await post('/sms', sms('4915100000000', 'mi0'));
+      expect([sent.status, sent.body]).toEqual([
+        200,
+        {
+          id: expect.stringMatching(/^[0-9a-f]{32}$/) as string,
+          timestamp: expect.any(String) as string,
+          to: '4915100000000',
+          responseCode: 0,
+          textLength: 2,
+          responseText: 'SMS sent',
+        },
       ]);
-      expect(await stats('mitto-1')).toMatchObject({ accepted: 2, rejectedPermanent: 1 });
+      const refused = await post('/sms', sms('+4915100000001', 'mi1'));
+      expect([refused.status, refused.body]).toEqual([
+        400,
+        { responseCode: 8, textLength: 0, responseText: 'Invalid receiver' },
+      ]);
+      expect(await stats('mitto-1')).toMatchObject({ accepted: 1, rejectedPermanent: 1 });
     });
 
-    it('refuses a wrong API key, an unknown sender and more than 1000 messages', async () => {
-      expect((await send({ from: 'ACME', messages: messages(1, 'mk') }, 'wrong')).status).toBe(401);
-      const unknown = await send({ from: 'NOBODY', messages: messages(1, 'mk') });
-      expect(unknown.status).toBe(400);
-      expect(unknown.body['code']).toBe('INVALID_SENDER');
-      const tooMany = await send({ from: 'ACME', messages: messages(1001, 'mk') });
-      expect(tooMany.status).toBe(400);
-      expect(tooMany.body['code']).toBe('INVALID_REQUEST');
+    it('answers POST /smsbulk with one id per receiver, one reference for all', async () => {
+      const bulk = await post('/smsbulk', {
+        from: 'ACME',
+        to: ['4915100000002', '4915100000001'],
+        text: 'Hi',
+      });
+      expect(bulk.status).toBe(200);
+      expect(bulk.body).toMatchObject({ responseCode: 0, responseText: 'SMS sent' });
+      expect(bulk.body['messages']).toEqual([
+        {
+          to: '4915100000002',
+          id: expect.stringMatching(/^[0-9a-f]{32}$/) as string,
+          timestamp: expect.any(String) as string,
+        },
+        {
+          to: '4915100000001',
+          responseCode: 8,
+          responseText: 'Invalid receiver',
+          timestamp: expect.any(String) as string,
+        },
+      ]);
     });
 
-    it('grants part of a bulk request within capacity, then throttles the whole request', async () => {
+    it('refuses a wrong API key, an unknown sender, missing fields and the former /sms/bulk', async () => {
+      expect((await post('/sms', sms('4915100000000', 'mk'), 'wrong')).status).toBe(401);
+      const unknown = await post('/sms', sms('4915100000000', 'mk', 'NOBODY'));
+      expect([unknown.status, unknown.body['responseCode']]).toEqual([400, 6]);
+      expect((await post('/sms', { from: 'ACME', to: '4915100000000' })).body['responseCode']).toBe(3);
+      expect((await post('/sms', { to: '4915100000000', text: 'x' })).body['responseCode']).toBe(5);
+      expect((await post('/sms', { from: 'ACME', text: 'x' })).body['responseCode']).toBe(7);
+      expect((await post('/sms', sms('not-a-number', 'mk'))).body['responseCode']).toBe(8);
+      expect((await post('/sms/bulk', { from: 'ACME', messages: [] })).status).toBe(404);
+    });
+
+    it('throttles past capacity with 429 and Retry-After, and answers 5xx as responseCode 1', async () => {
       await put('mitto-cap', {
         provider: 'mitto',
         account: { from: 'CAPPED' },
         capacityTps: 2,
         callbacks: { enabled: false },
       });
-      const partial = await send({ from: 'CAPPED', messages: messages(3, 'mc') }, 'any-key');
-      expect((partial.body['results'] as Body[]).map((r) => r['code'] ?? r['status'])).toEqual([
-        'accepted',
-        'accepted',
-        'THROTTLED',
-      ]);
-      const full = await send({ from: 'CAPPED', messages: messages(1, 'md') }, 'any-key');
-      expect(full.status).toBe(429);
-      expect(full.headers.get('retry-after')).toBe('1');
+      const answers = [];
+      for (let i = 0; i < 3; i++)
+        answers.push(await post('/sms', sms(`491510000010${i}`, `mc${i}`, 'CAPPED'), 'any'));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
+      expect(answers[2]?.headers.get('retry-after')).toBe('1');
+      await put('mitto-5xx', { provider: 'mitto', account: { from: 'FIVE' }, error5xxRate: 1 });
+      const failed = await post('/sms', sms('4915100000000', 'm5', 'FIVE'), 'any');
+      expect([failed.status, failed.body['responseCode']]).toEqual([500, 1]);
+    });
+
+    it('looks a message up by reference: its id and status, 404 when never accepted', async () => {
+      const sent = await post('/sms', sms('4915100000004', 'look-1'));
+      const look = (reference: string, key = 'mitto-key') =>
+        fetch(`${sim.url}/sms/status?reference=${reference}`, { headers: { 'x-mitto-api-key': key } });
+      const found = await look('look-1');
+      expect(found.status).toBe(200);
+      expect(await found.json()).toMatchObject({
+        reference: 'look-1',
+        id: sent.body['id'],
+        to: '4915100000004',
+        status: 'sent',
+        responseCode: 0,
+      });
+      expect((await look('look-never')).status).toBe(404);
+      expect((await look('look-1', '')).status).toBe(401);
     });
   });
 

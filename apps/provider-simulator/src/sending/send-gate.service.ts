@@ -1,10 +1,11 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { Channel } from '@ums/contracts';
+import { type Channel, Provider } from '@ums/contracts';
 import { sampleLatencyMs } from '@ums/domain';
 import type { FastifyReply } from 'fastify';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher.service';
 import type { AcceptedSend } from '../callbacks/status-event';
 import type { SimulatedCredential } from '../credentials/simulated-credential';
+import { MessageRecords } from '../records/message-records.service';
 import type { SendOutcome } from '../stats/credential-stats';
 import { StatsService } from '../stats/stats.service';
 import { simulatorNow } from '../simulator-clock';
@@ -17,6 +18,8 @@ export interface SendItem {
   readonly from: string | undefined;
   readonly channel: Channel;
   readonly callbackUrl?: string;
+  /** The text, kept for status APIs that show it (Twilio). */
+  readonly body?: string;
 }
 
 export type ItemResult =
@@ -49,6 +52,7 @@ export class SendGate implements OnModuleDestroy {
     private readonly config: SendingConfig,
     private readonly stats: StatsService,
     private readonly callbacks: CallbackDispatcher,
+    private readonly records: MessageRecords,
   ) {}
 
   decide(credential: SimulatedCredential, items: readonly SendItem[], newId: () => string): GateOutcome {
@@ -157,6 +161,7 @@ export class SendGate implements OnModuleDestroy {
           channel: item.channel,
           callbackUrl: item.callbackUrl,
         });
+        this.keep(credential, item, providerMessageId, now);
       } else {
         results[i] = THROTTLED;
         throttled++;
@@ -168,6 +173,25 @@ export class SendGate implements OnModuleDestroy {
     this.stats.count(credential, stats, 'throttled', throttled, now);
     this.callbacks.schedule(credential, accepted, now);
     return { kind: 'processed', items: results };
+  }
+
+  /** The accepted send, for the providers' status lookups (Twilio's list reads it by recipient). */
+  private keep(
+    credential: SimulatedCredential,
+    item: SendItem,
+    providerMessageId: string,
+    now: number,
+  ): void {
+    const send = {
+      credentialId: credential.id,
+      messageId: item.messageId,
+      providerMessageId,
+      to: item.to,
+      from: item.from,
+      body: item.body,
+      createdAt: now,
+    };
+    this.records.accept(send, credential.provider === Provider.Twilio);
   }
 
   private attempts(

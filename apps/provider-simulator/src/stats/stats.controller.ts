@@ -1,6 +1,7 @@
 import { Public } from '@ums/platform';
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher.service';
+import { MessageRecords } from '../records/message-records.service';
 import { simulatorNow } from '../simulator-clock';
 import { StatsQueryDto } from './stats-query.dto';
 import { type SendCounts, StatsService } from './stats.service';
@@ -12,6 +13,7 @@ export class StatsController {
   constructor(
     private readonly stats: StatsService,
     private readonly callbacks: CallbackDispatcher,
+    private readonly records: MessageRecords,
   ) {}
 
   /** One credential's counts (?credentialId=), or all credentials together. */
@@ -29,11 +31,12 @@ export class StatsController {
     return this.stats.sends(messageId);
   }
 
-  /** Forgets counts (and pending callbacks) of one credential or of all; configuration stays. */
+  /** Forgets counts, pending callbacks and accepted sends of one credential or of all; configuration stays. */
   @Post('reset')
   @HttpCode(204)
   reset(@Query() query: StatsQueryDto): void {
     this.stats.reset(query.credentialId);
     this.callbacks.reset(query.credentialId);
+    this.records.reset(query.credentialId);
   }
 }

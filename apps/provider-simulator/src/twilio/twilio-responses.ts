@@ -12,7 +12,7 @@ function twilioError(status: number, code: number, message: string): TwilioAnswe
 }
 
 /** Twilio's date format: RFC 2822 with a numeric zone. */
-function twilioDate(date: Date): string {
+export function twilioDate(date: Date): string {
   return date.toUTCString().replace('GMT', '+0000');
 }
 
@@ -58,6 +58,9 @@ export const TwilioAnswers = {
     };
   },
   authenticate: (): TwilioAnswer => twilioError(401, 20003, 'Authenticate'),
+  notFound: (path: string): TwilioAnswer =>
+    twilioError(404, 20404, `The requested resource ${path} was not found`),
+  invalidParameter: (message: string): TwilioAnswer => twilioError(400, 21651, message),
   missingTo: (): TwilioAnswer => twilioError(400, 21604, "A 'To' phone number is required."),
   missingFrom: (): TwilioAnswer => twilioError(400, 21603, "A 'From' phone number is required."),
   missingBody: (): TwilioAnswer => twilioError(400, 21602, 'Message body is required.'),

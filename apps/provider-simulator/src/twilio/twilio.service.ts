@@ -63,6 +63,7 @@ export class TwilioService {
       from: parsed.from ?? parsed.messagingServiceSid,
       channel: parsed.to.startsWith('whatsapp:') ? Channel.WhatsApp : Channel.Sms,
       callbackUrl: parsed.statusCallback,
+      body: parsed.body,
     };
     const outcome = this.gate.decide(credential, [item], ProviderIds.twilioSid);
     let result: TwilioAnswer;

@@ -1,11 +1,11 @@
-import { Controller, Get, type OnModuleInit, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, type OnModuleInit, Param, Query, Req, Res } from '@nestjs/common';
 import { Provider } from '@ums/contracts';
 import { type FastAnswer, type FastRequest, FastRoutes, InFlightBytes, Public } from '@ums/platform';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CallbackCredential } from './callback-credentials.service';
 import { CallbacksConfig } from './callbacks.config';
 import { CallbacksMetrics } from './callbacks.metrics';
-import { CallbacksService } from './callbacks.service';
+import { type CallbackReceipt, CallbacksService } from './callbacks.service';
 
 // SNS posts JSON as text/plain.
 const CONTENT_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'text/plain'];
@@ -23,7 +23,7 @@ const TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>
  * platform): a callback is small and they come by the thousand per second, so the framework's work
  * per request was 40% of the ingest's CPU. Bodies stay raw bytes (signatures cover the exact bytes),
  * parsed only after verification, within a size limit per provider. Meta's GET challenge is rare and
- * stays an ordinary Nest route.
+ * stays an ordinary Nest route, as do Mitto's reports when its registered URL's method is GET.
  */
 @Public('provider callbacks: each is verified against the secret or verify token of its credential')
 @Controller('v1/callbacks')
@@ -53,7 +53,8 @@ export class CallbacksController implements OnModuleInit {
         method: 'POST',
         path: `/v1/callbacks/${segment}/:credentialId`,
         bodyLimitBytes,
-        contentTypes: CONTENT_TYPES,
+        // Mitto may POST its report as query parameters with no body (and no content type).
+        contentTypes: provider === Provider.Mitto ? [...CONTENT_TYPES, ''] : CONTENT_TYPES,
         inFlight,
         admit: (head) => this.callbacks.credentialFor(provider, head.params['credentialId'] ?? ''),
         handle: (request) => this.intake(provider, request),
@@ -71,6 +72,21 @@ export class CallbacksController implements OnModuleInit {
     const challenge = await this.callbacks.whatsAppChallenge(credentialId, query);
     void reply.header('content-type', 'text/plain; charset=utf-8');
     return challenge;
+  }
+
+  /** Mitto's delivery reports when the registered URL's method is GET: the report is the query. */
+  @Get('mitto/:credentialId')
+  async mittoReport(
+    @Param('credentialId') credentialId: string,
+    @Req() request: FastifyRequest,
+  ): Promise<CallbackReceipt> {
+    const credential = await this.callbacks.credentialFor(Provider.Mitto, credentialId);
+    return this.callbacks.ingest(credential, {
+      rawBody: Buffer.alloc(0),
+      headers: request.headers,
+      url: request.url,
+      origin: `${request.protocol}://${request.host}`,
+    });
   }
 
   private async intake(provider: Provider, request: FastRequest<CallbackCredential>): Promise<FastAnswer> {

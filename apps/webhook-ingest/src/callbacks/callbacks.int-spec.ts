@@ -392,33 +392,79 @@ describe('webhook-ingest callbacks (real process, Kafka, MariaDB)', () => {
   });
 
   describe('Mitto and the simulator', () => {
-    it('checks the Mitto shared token', async () => {
-      const body = JSON.stringify({
-        reference: '301',
+    it('takes Mitto reports as query parameters (POST or GET) with the token of the registered URL', async () => {
+      const report = new URLSearchParams({
         id: 'mitto-1',
-        status: 'failed',
-        code: 'INVALID_NUMBER',
+        reference: '301',
+        to: '4915100000301',
+        status: 'undelivered',
+        code: '8',
         timestamp: '2026-01-01T00:00:00Z',
       });
-      const url = `${ingest.url}/v1/callbacks/mitto/cred_mitto`;
-      const bad = await post(url, body, {
-        'content-type': 'application/json',
-        'x-mitto-token': 'mitto-tokeN',
-      });
-      expect([bad.status, errorCode(bad)]).toEqual([400, 'SIGNATURE_INVALID']);
-      const ok = await post(url, body, {
-        'content-type': 'application/json',
-        'x-mitto-token': 'mitto-token',
-      });
+      const url = (token: string | undefined, params = report): string => {
+        const query = new URLSearchParams(params);
+        if (token !== undefined) query.set('ums_token', token);
+        return `${ingest.url}/v1/callbacks/mitto/cred_mitto?${query.toString()}`;
+      };
+      for (const token of ['mitto-tokeN', undefined, '']) {
+        const bad = await post(url(token), '', {});
+        expect([bad.status, errorCode(bad)]).toEqual([401, 'CALLBACK_TOKEN_INVALID']);
+        expect(bad.text).not.toContain('mitto-token');
+        const badGet = await fetch(url(token));
+        expect(badGet.status).toBe(401);
+      }
+      const ok = await post(url('mitto-token'), '', {});
       expect(ok.status).toBe(200);
       await waitUntil('Mitto event', () => byProviderId('mitto-1').length === 1);
       expect(byProviderId('mitto-1')[0]?.status).toMatchObject({
         messageId: '301',
         status: 'FAILED',
         reason: 'invalid-recipient',
-        errorCode: 'INVALID_NUMBER',
+        errorCode: '8',
         occurredAt: '2026-01-01T00:00:00.000Z',
       });
+      // GET, as when the URL is registered with method GET.
+      const delivered = new URLSearchParams({
+        id: 'mitto-2',
+        reference: '302',
+        status: 'delivered',
+        timestamp: '2026-01-01T00:00:01Z',
+      });
+      const viaGet = await fetch(url('mitto-token', delivered));
+      expect(viaGet.status).toBe(200);
+      expect(await viaGet.json()).toEqual({ published: 1, ignored: 0 });
+      await waitUntil('Mitto GET event', () => byProviderId('mitto-2').length === 1);
+      expect(byProviderId('mitto-2')[0]?.status).toMatchObject({ messageId: '302', status: 'DELIVERED' });
+      // A form body (POST) is read like the query.
+      const form = await post(
+        url('mitto-token', new URLSearchParams()),
+        new URLSearchParams({
+          id: 'mitto-3',
+          reference: '303',
+          status: 'delivered',
+          timestamp: '2026-01-01T00:00:02Z',
+        }).toString(),
+        { 'content-type': 'application/x-www-form-urlencoded' },
+      );
+      expect(form.status).toBe(200);
+      await waitUntil('Mitto form event', () => byProviderId('mitto-3').length === 1);
+    });
+
+    it('names the bad parameter of a Mitto report (400)', async () => {
+      const answer = await fetch(
+        `${ingest.url}/v1/callbacks/mitto/cred_mitto?ums_token=mitto-token&id=m&status=gone&timestamp=2026-01-01T00:00:00Z`,
+      );
+      expect(answer.status).toBe(400);
+      const body = (await answer.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('CALLBACK_MALFORMED');
+      expect(body.error.message).toContain("status: unknown status 'gone'");
+      const missing = await post(
+        `${ingest.url}/v1/callbacks/mitto/cred_mitto?ums_token=mitto-token&id=m`,
+        '',
+        {},
+      );
+      expect([missing.status, errorCode(missing)]).toEqual([400, 'CALLBACK_MALFORMED']);
+      expect(missing.text).toContain('timestamp');
     });
 
     it('refuses callbacks for a credential without a callback secret', async () => {
@@ -510,8 +556,8 @@ describe('webhook-ingest callbacks (real process, Kafka, MariaDB)', () => {
       );
       expect(twilio.status).toBe(201);
       const mitto = await post(
-        `${simulator.url}/sms/bulk`,
-        JSON.stringify({ from: 'ACME', messages: [{ to: '+4915100000030', text: 'Hi', reference: '8000' }] }),
+        `${simulator.url}/sms`,
+        JSON.stringify({ from: 'ACME', to: '4915100000030', text: 'Hi', reference: '8000' }),
         { ...json, 'x-mitto-api-key': 'k' },
       );
       expect(mitto.status).toBe(200);

@@ -22,7 +22,7 @@ import {
   snsSignatureMatches,
   twilioSignatureMatches,
 } from '@ums/domain';
-import { InvalidInputError, NotFoundError, UnavailableError } from '@ums/platform';
+import { InvalidInputError, NotFoundError, UnauthenticatedError, UnavailableError } from '@ums/platform';
 import { PinoLogger } from 'nestjs-pino';
 import { bindWhatsAppBody, twilioAccountSid } from './account-binding';
 import { type CallbackCredential, CallbackCredentials } from './callback-credentials.service';
@@ -47,6 +47,9 @@ export interface CallbackReceipt {
 }
 
 type Refuse = (field: string, reason: string) => never;
+
+/** The query parameter of a Mitto callback URL that carries the credential's secret token. */
+export const MITTO_TOKEN_PARAM = 'ums_token';
 
 /**
  * Verifies a provider callback on its raw body, reads it into provider events and publishes them
@@ -175,15 +178,38 @@ export class CallbacksService {
       }
       case Provider.Twilio:
         return this.verifyAndParseTwilio(credential, secret, request, context, refuse);
-      case Provider.Mitto: {
-        const token = header('x-mitto-token');
-        if (token === undefined || !constantTimeEquals(token, secret)) {
-          return refuse('x-mitto-token', 'missing or not the shared token');
-        }
-        const json = parseJsonBody(request.rawBody);
-        return json.ok ? parseMittoCallback(json.value, context) : json;
-      }
+      case Provider.Mitto:
+        return this.verifyAndParseMitto(secret, request, context);
     }
+  }
+
+  /**
+   * A Mitto delivery report: unsigned, its parameters in the query (GET) or in the query and a form
+   * body (POST). The registered URL carries the credential's secret as `ums_token` (constant-time
+   * compare; 401 without naming what was expected); the token is not a report parameter.
+   */
+  private verifyAndParseMitto(
+    secret: string,
+    request: CallbackRequest,
+    context: CallbackContext,
+  ): CallbackParse {
+    const query = new URL(request.url, 'http://x').searchParams;
+    const token = query.get(MITTO_TOKEN_PARAM);
+    if (token === null || !constantTimeEquals(token, secret)) {
+      this.metrics.callbacks.inc({ provider: context.provider, result: 'bad_signature' });
+      throw new UnauthenticatedError(
+        CallbackErrorCode.TokenInvalid,
+        `${MITTO_TOKEN_PARAM}: missing or not the token of the registered callback URL`,
+      );
+    }
+    const params: Record<string, string> = {};
+    for (const [name, value] of query) if (name !== MITTO_TOKEN_PARAM) params[name] = value;
+    if (request.rawBody.length > 0) {
+      const form = formParams(request.rawBody);
+      if (!form.ok) return form;
+      for (const [name, value] of form.value) if (name !== MITTO_TOKEN_PARAM) params[name] = value;
+    }
+    return parseMittoCallback(params, context);
   }
 
   /** A verified Meta webhook, kept to the credential's phone number (other numbers' changes ignored). */

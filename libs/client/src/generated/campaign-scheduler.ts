@@ -128,33 +128,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/campaigns": {
+    "/v1/credits": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `campaigns:read` scope. */
-        get: operations["Campaigns_list"];
-        put?: never;
-        /** @description Needs the `campaigns:write` scope. */
-        post: operations["Campaigns_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/campaigns/{campaignId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Needs the `campaigns:read` scope. */
-        get: operations["Campaigns_get"];
+        /** @description Needs the `credits:read` scope. */
+        get: operations["Credits_view"];
         put?: never;
         post?: never;
         delete?: never;
@@ -163,7 +145,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/campaigns/{campaignId}/{action}": {
+    "/v1/credits/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `credits:read` scope. */
+        get: operations["Credits_ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credits/top-ups": {
         parameters: {
             query?: never;
             header?: never;
@@ -172,8 +171,42 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Needs the `campaigns:write` scope. */
-        post: operations["Campaigns_act"];
+        /** @description Needs the `credits:admin` scope. */
+        post: operations["Credits_topUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credits/prices/{channel}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** @description Needs the `credits:admin` scope. */
+        put: operations["Credits_setPrice"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credits/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** @description Needs the `credits:admin` scope. */
+        put: operations["Credits_setQuotas"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -242,6 +275,59 @@ export interface paths {
         put?: never;
         /** @description Needs the `campaigns:write` scope. */
         post: operations["Runs_act"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `campaigns:read` scope. */
+        get: operations["Campaigns_list"];
+        put?: never;
+        /** @description Needs the `campaigns:write` scope. */
+        post: operations["Campaigns_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `campaigns:read` scope. */
+        get: operations["Campaigns_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description Needs the `campaigns:write` scope. */
+        patch: operations["Campaigns_update"];
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Needs the `campaigns:write` scope. */
+        post: operations["Campaigns_act"];
         delete?: never;
         options?: never;
         head?: never;
@@ -344,6 +430,144 @@ export interface paths {
         get: operations["Audience_rejects"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contact-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `lists:read` scope. */
+        get: operations["ContactLists_list"];
+        put?: never;
+        /** @description Needs the `lists:write` scope. */
+        post: operations["ContactLists_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contact-lists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `lists:read` scope. */
+        get: operations["ContactLists_get"];
+        put?: never;
+        post?: never;
+        /** @description Needs the `lists:write` scope. */
+        delete: operations["ContactLists_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contact-lists/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `lists:read` scope. */
+        get: operations["ContactLists_members"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contact-lists/{id}/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Needs the `lists:write` scope. */
+        post: operations["ContactLists_importCsv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contact-lists/{id}/imports/url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Needs the `lists:write` scope. */
+        post: operations["ContactLists_importUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contact-lists/{id}/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `lists:read` scope. */
+        get: operations["ContactLists_getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contact-lists/{id}/imports/{importId}/rejects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `lists:read` scope. */
+        get: operations["ContactLists_rejects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/audience/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Needs the `campaigns:write` scope. */
+        post: operations["ContactListAudience_use"];
         delete?: never;
         options?: never;
         head?: never;
@@ -607,6 +831,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/campaigns/{campaignId}/test-sends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `campaigns:read` scope. */
+        get: operations["TestSends_list"];
+        put?: never;
+        /** @description Needs the `campaigns:write` scope. */
+        post: operations["TestSends_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/test-sends/{testSendId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `campaigns:read` scope. */
+        get: operations["TestSends_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{campaignId}/runs/{runId}/status-refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Needs the `campaigns:read` scope. */
+        get: operations["StatusRefresh_get"];
+        put?: never;
+        /** @description Needs the `campaigns:write` scope. */
+        post: operations["StatusRefresh_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -621,7 +898,7 @@ export interface components {
             id: string;
             tenantId: string;
             name: string;
-            scopes: ("campaigns:read" | "campaigns:write" | "credentials:read" | "credentials:write" | "messages:read" | "messages:send" | "opt-outs:read" | "opt-outs:write" | "subscribers:read" | "subscribers:write" | "dead-letters:admin" | "api-keys:read" | "api-keys:write" | "audit:read")[];
+            scopes: ("campaigns:read" | "campaigns:write" | "credentials:read" | "credentials:write" | "messages:read" | "messages:send" | "opt-outs:read" | "opt-outs:write" | "subscribers:read" | "subscribers:write" | "dead-letters:admin" | "api-keys:read" | "api-keys:write" | "audit:read" | "lists:read" | "lists:write" | "credits:read")[];
             /** @description The token's recognisable start (`umsk_<id>_`). */
             prefix: string;
             createdBy: string;
@@ -641,7 +918,7 @@ export interface components {
             id: string;
             campaignId: string;
             /** @enum {string} */
-            source: "csv" | "url" | "inline" | "request";
+            source: "csv" | "url" | "inline" | "request" | "list";
             /** @enum {string} */
             state: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED";
             /** @description Data rows read so far = rowsAccepted + rowsRejected + rowsDuplicate. */
@@ -730,6 +1007,8 @@ export interface components {
             };
             /** Format: date-time */
             nextFireAt: string | null;
+            /** @description 1..10: the campaign's weight in its credential's fair share between campaigns, and the order of due runs (higher first). */
+            priority: number;
             /** @enum {string} */
             state: "DRAFT" | "ACTIVE" | "PAUSED" | "STOPPED" | "COMPLETED" | "ARCHIVED";
             /** Format: date-time */
@@ -763,8 +1042,81 @@ export interface components {
             };
             /** Format: date-time */
             nextFireAt: string | null;
+            /** @description 1..10: the campaign's weight in its credential's fair share between campaigns, and the order of due runs (higher first). */
+            priority: number;
             /** @enum {string} */
             state: "DRAFT" | "ACTIVE" | "PAUSED" | "STOPPED" | "COMPLETED" | "ARCHIVED";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description An import into a contact list with its first rejected lines (by line number); the rejects route pages through all. */
+        ContactListImportSummary: {
+            id: string;
+            listId: string;
+            /** @enum {string} */
+            source: "csv" | "url";
+            /** @enum {string} */
+            state: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED";
+            /** @description Data rows read so far = rowsAccepted + rowsRejected + rowsDuplicate. */
+            rowsRead: number;
+            rowsAccepted: number;
+            rowsRejected: number;
+            rowsDuplicate: number;
+            error: string | null;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            firstRejects: {
+                /** @description Physical line of the file (1 = header). */
+                line: number;
+                reason: string;
+            }[];
+        };
+        /** @description A keyset page of a list's members in id order; pass `nextAfter` as `after` (null: the last). */
+        ContactListMemberPage: {
+            items: {
+                id: string;
+                address: string;
+                variables: {
+                    [key: string]: string;
+                } | null;
+                line: number | null;
+            }[];
+            nextAfter: string | null;
+        };
+        /** @description The tenant's contact lists, newest first; pass `nextBefore` as `before` for the next page. */
+        ContactListPage: {
+            items: components["schemas"]["ContactListView"][];
+            nextBefore: string | null;
+        };
+        /** @description Rejected lines of a list import in line order; pass `nextAfter` as `after` for the next page (null: the last). */
+        ContactListRejectPage: {
+            items: {
+                /** @description Physical line of the file (1 = header). */
+                line: number;
+                reason: string;
+                /** @description The rejected input as read, at most 1024 characters. */
+                raw: string | null;
+            }[];
+            nextAfter: number | null;
+        };
+        /** @description A tenant's reusable contact list: members imported once, used as the audience of any number of campaigns on its channel. */
+        ContactListView: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            channel: "whatsapp" | "sms" | "email";
+            /** @description ISO 3166-1 alpha-2 country of phone numbers written without a country code. */
+            defaultCountry: string | null;
+            /** @description Members stored (recounted when an import finishes). */
+            memberCount: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -773,7 +1125,7 @@ export interface components {
         /** CreateApiKeyDto */
         CreateApiKeyDto: {
             name: string;
-            scopes?: ("campaigns:read" | "campaigns:write" | "credentials:read" | "credentials:write" | "messages:read" | "messages:send" | "opt-outs:read" | "opt-outs:write" | "subscribers:read" | "subscribers:write" | "dead-letters:admin" | "api-keys:read" | "api-keys:write" | "audit:read")[];
+            scopes?: ("campaigns:read" | "campaigns:write" | "credentials:read" | "credentials:write" | "messages:read" | "messages:send" | "opt-outs:read" | "opt-outs:write" | "subscribers:read" | "subscribers:write" | "dead-letters:admin" | "api-keys:read" | "api-keys:write" | "audit:read" | "lists:read" | "lists:write" | "credits:read")[];
             /**
              * Format: date-time
              * @description RFC 3339 date-time with a zone; the platform writes UTC, e.g. 2026-11-24T10:00:00.000Z.
@@ -790,6 +1142,15 @@ export interface components {
             /** @enum {string} */
             defaultCountry?: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
             schedule: components["schemas"]["ScheduleDto"];
+            priority?: number;
+        };
+        /** CreateContactListDto */
+        CreateContactListDto: {
+            name: string;
+            /** @enum {string} */
+            channel: "whatsapp" | "sms" | "email";
+            /** @enum {string} */
+            defaultCountry?: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
         };
         /** CreateCredentialDto */
         CreateCredentialDto: {
@@ -814,7 +1175,7 @@ export interface components {
             id: string;
             tenantId: string;
             name: string;
-            scopes: ("campaigns:read" | "campaigns:write" | "credentials:read" | "credentials:write" | "messages:read" | "messages:send" | "opt-outs:read" | "opt-outs:write" | "subscribers:read" | "subscribers:write" | "dead-letters:admin" | "api-keys:read" | "api-keys:write" | "audit:read")[];
+            scopes: ("campaigns:read" | "campaigns:write" | "credentials:read" | "credentials:write" | "messages:read" | "messages:send" | "opt-outs:read" | "opt-outs:write" | "subscribers:read" | "subscribers:write" | "dead-letters:admin" | "api-keys:read" | "api-keys:write" | "audit:read" | "lists:read" | "lists:write" | "credits:read")[];
             /** @description The token's recognisable start (`umsk_<id>_`). */
             prefix: string;
             createdBy: string;
@@ -826,6 +1187,14 @@ export interface components {
             revokedAt: string | null;
             /** @description The bearer token: `umsk_<id>_<secret>`. */
             key: string;
+        };
+        /** CreateTestSendDto */
+        CreateTestSendDto: {
+            recipients: components["schemas"]["TestSendRecipientDto"][];
+            /** @description At most 50 string values of at most 1024 characters, keys of 1-64 (counted in UTF-16 code units: a character outside the Basic Multilingual Plane counts twice). */
+            variables?: {
+                [key: string]: string;
+            };
         };
         /** @description A page of credentials by id; pass `nextAfter` as `after` for the next one (null: the last page). */
         CredentialPage: {
@@ -898,6 +1267,122 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description A tenant's credits on one channel. */
+        CreditAccountView: {
+            /** @enum {string} */
+            channel: "whatsapp" | "sms" | "email";
+            /** @description Credits left. */
+            balance: number;
+            /** @description Credits per message (per segment on SMS); null when the tenant is not metered on the channel. */
+            price: number | null;
+            /** @description Whether sends on the channel spend credits (a price is set). */
+            metered: boolean;
+        };
+        /** @description One change of a balance (the ledger is append-only: SUM(amount) is the balance). */
+        CreditLedgerEntryView: {
+            id: string;
+            /** @enum {string} */
+            channel: "whatsapp" | "sms" | "email";
+            /** @enum {string} */
+            kind: "TOP_UP" | "RESERVE" | "REFUND" | "ADJUST";
+            /** @description Credits added (positive) or taken (negative). */
+            amount: number;
+            balanceAfter: number;
+            /** @description Messages the entry is for (reservations, refunds); 0 otherwise. */
+            messages: number;
+            /** @description Units charged: messages, or SMS segments. */
+            units: number;
+            runId: string | null;
+            /** @description A top-up's idempotency key, a reservation's claim. */
+            reference: string | null;
+            /** @description Who made a top-up (`operator`); null for the senders' entries. */
+            actor: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description Ledger entries, newest first; `next` is the last id of a full page (pass it as `before`). */
+        CreditLedgerPage: {
+            items: components["schemas"]["CreditLedgerEntryView"][];
+            next: string | null;
+        };
+        /** @description A tenant's account on a channel with its new price (the balance is unchanged). */
+        CreditPriceView: {
+            tenantId: string;
+            /** @enum {string} */
+            channel: "whatsapp" | "sms" | "email";
+            /** @description Credits left. */
+            balance: number;
+            /** @description Credits per message (per segment on SMS); null when the tenant is not metered on the channel. */
+            price: number | null;
+            /** @description Whether sends on the channel spend credits (a price is set). */
+            metered: boolean;
+            /** @description Runs paused for want of credits on the channel that were resumed (the price now allows a send). */
+            resumedRuns: number;
+        };
+        /** @description A tenant's quotas as they now are; runs paused for quota resume within a sweeper tick. */
+        CreditQuotasUpdateView: {
+            tenantId: string;
+            /** @description Messages per UTC day across channels; null: no cap. */
+            dailyLimit: number | null;
+            /** @description Messages per UTC month across channels; null: no cap. */
+            monthlyLimit: number | null;
+            day: {
+                /** @description `2026-11-28` (a UTC day) or `2026-11` (a UTC month). */
+                period: string;
+                /** @description Messages counted in the period. */
+                used: number;
+                /** @description The cap; null when there is none. */
+                limit: number | null;
+            };
+            month: {
+                /** @description `2026-11-28` (a UTC day) or `2026-11` (a UTC month). */
+                period: string;
+                /** @description Messages counted in the period. */
+                used: number;
+                /** @description The cap; null when there is none. */
+                limit: number | null;
+            };
+        };
+        /** @description A tenant's message caps across channels, and today's and this month's use (UTC). */
+        CreditQuotasView: {
+            /** @description Messages per UTC day across channels; null: no cap. */
+            dailyLimit: number | null;
+            /** @description Messages per UTC month across channels; null: no cap. */
+            monthlyLimit: number | null;
+            day: {
+                /** @description `2026-11-28` (a UTC day) or `2026-11` (a UTC month). */
+                period: string;
+                /** @description Messages counted in the period. */
+                used: number;
+                /** @description The cap; null when there is none. */
+                limit: number | null;
+            };
+            month: {
+                /** @description `2026-11-28` (a UTC day) or `2026-11` (a UTC month). */
+                period: string;
+                /** @description Messages counted in the period. */
+                used: number;
+                /** @description The cap; null when there is none. */
+                limit: number | null;
+            };
+        };
+        /** @description The tenant's balance and price per channel, and its quotas with their current use. */
+        CreditsView: {
+            tenantId: string;
+            /** @description One per channel; a channel never topped up nor priced reads balance 0, unmetered. */
+            accounts: components["schemas"]["CreditAccountView"][];
+            quotas: components["schemas"]["CreditQuotasView"];
+        };
+        /** @description A top-up's ledger entry and the balance; a reference topped up before answers the first entry (`replayed`) and credits nothing again. */
+        CreditTopUpView: {
+            tenantId: string;
+            entry: components["schemas"]["CreditLedgerEntryView"];
+            /** @description The account's balance now. */
+            balance: number;
+            replayed: boolean;
+            /** @description Runs paused for want of credits on the channel that were resumed. */
+            resumedRuns: number;
+        };
         /** @description Dead letters, newest first; pass `nextBefore` as `before` for the next page (null: the last). */
         DeadLetterPage: {
             items: components["schemas"]["DeadLetterView"][];
@@ -958,7 +1443,7 @@ export interface components {
             id: string;
             campaignId: string;
             /** @enum {string} */
-            source: "csv" | "url" | "inline" | "request";
+            source: "csv" | "url" | "inline" | "request" | "list";
             /** @enum {string} */
             state: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED";
             /** @description Data rows read so far = rowsAccepted + rowsRejected + rowsDuplicate. */
@@ -1005,6 +1490,8 @@ export interface components {
             };
             /** Format: date-time */
             nextFireAt: string | null;
+            /** @description 1..10: the campaign's weight in its credential's fair share between campaigns, and the order of due runs (higher first). */
+            priority: number;
             /** @enum {string} */
             state: "DRAFT" | "ACTIVE" | "PAUSED" | "STOPPED" | "COMPLETED" | "ARCHIVED";
             /** Format: date-time */
@@ -1085,6 +1572,7 @@ export interface components {
             idempotencyKey: string | null;
             /** Format: date-time */
             createdAt: string;
+            archived: boolean;
         };
         /** @description What a CSV import of opt-outs did: rowsRead = rowsAdded + rowsDuplicate + rowsRejected (blank lines not counted). */
         OptOutImportSummary: {
@@ -1306,6 +1794,12 @@ export interface components {
             leaseOwner: string | null;
             attempts: number;
             failureReason: string | null;
+            /** @description Why a sender paused the run: CREDITS_EXHAUSTED or QUOTA_EXHAUSTED; null when it did not. */
+            pauseReason: string | null;
+            /** @description SMS segments of the run's messages handed to the provider (1 per message on other channels). */
+            segments: number;
+            /** @description Credits the run's messages hold reserved (refunds excluded). */
+            charged: number;
             checkpoint: {
                 cursor: string;
                 batchesPublished: number;
@@ -1343,6 +1837,104 @@ export interface components {
             /** @enum {string} */
             defaultCountry?: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
         };
+        /** SetCreditPriceDto */
+        SetCreditPriceDto: {
+            price?: number | null;
+        } & unknown;
+        /** SetCreditQuotasDto */
+        SetCreditQuotasDto: {
+            dailyLimit?: number | null;
+            monthlyLimit?: number | null;
+        };
+        /** @description A run's messages whose fate is not known (UNKNOWN, and SENT without a callback), and its latest status refresh: the senders ask providers with a status API and settle what they answer; nothing is resent. */
+        StatusRefreshView: {
+            runId: string;
+            unsettled: {
+                /** @description UNKNOWN rows of the run. */
+                unknown: number;
+                /** @description SENT rows claimed longer than STATUS_REFRESH_SENT_AFTER_MS ago (no delivery report since). */
+                sentWithoutCallback: number;
+            };
+            /** @description The run's latest refresh request. */
+            lastRefresh: {
+                /** Format: date-time */
+                requestedAt: string;
+                /**
+                 * Format: date-time
+                 * @description Null while the senders are still working on it.
+                 */
+                finishedAt: string | null;
+                /** @description Rows the refresh changed, by the state they went to. */
+                settled: {
+                    sent: number;
+                    delivered: number;
+                    read: number;
+                    /** @description FAILED as the provider reported it. */
+                    failed: number;
+                    /** @description FAILED with reason not-received: the provider never received them; resend-unknown sends them again. */
+                    notReceived: number;
+                };
+                /** @description Rows asked about that stayed as they were. */
+                unresolved: number;
+            } | null;
+        };
+        /** @description A page of a campaign's test sends, newest first; pass `nextAfter` as `after` for the next one. */
+        TestSendPage: {
+            items: components["schemas"]["TestSendView"][];
+            nextAfter: string | null;
+        };
+        /** TestSendRecipientDto */
+        TestSendRecipientDto: {
+            to: string;
+            /** @description At most 50 string values of at most 1024 characters, keys of 1-64 (counted in UTF-16 code units: a character outside the Basic Multilingual Plane counts twice). */
+            variables?: {
+                [key: string]: string;
+            };
+        };
+        /** @description One recipient of a test send and its message, in its current state. */
+        TestSendRecipientView: {
+            /** @description The recipient's index in the request. */
+            position: number;
+            recipient: string;
+            messageId: string;
+            /** @enum {string} */
+            state: "PENDING" | "SENDING" | "SENT" | "DELIVERED" | "READ" | "FAILED" | "UNKNOWN" | "SKIPPED";
+            errorCode: string | null;
+            errorText: string | null;
+            /** Format: date-time */
+            sentAt: string | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
+            /** Format: date-time */
+            readAt: string | null;
+            /** Format: date-time */
+            failedAt: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A test send: the campaign's content sent to a few given recipients on the priority lane, with each one's result. */
+        TestSendView: {
+            id: string;
+            campaignId: string;
+            /** @description Who made it: the caller's principal. */
+            actor: string;
+            /** @description The Idempotency-Key the request named, or null. */
+            requestId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            recipients: components["schemas"]["TestSendRecipientView"][];
+        };
+        /** TopUpCreditsDto */
+        TopUpCreditsDto: {
+            /** @enum {string} */
+            channel: "whatsapp" | "sms" | "email";
+            amount: number;
+            reference: string;
+        };
+        /** UpdateCampaignDto */
+        UpdateCampaignDto: {
+            priority?: number;
+        };
         /** UpdateCredentialDto */
         UpdateCredentialDto: {
             name?: string;
@@ -1362,6 +1954,11 @@ export interface components {
             /** Format: uri */
             url: string;
         };
+        /** UseContactListDto */
+        UseContactListDto: {
+            listId: string;
+            segment?: Record<string, unknown>;
+        };
         /** @description The calling principal: what its credential is, which tenant it acts for, and its scopes. */
         WhoamiView: {
             /** @enum {string} */
@@ -1370,7 +1967,7 @@ export interface components {
             id: string;
             /** @description The tenant the call acts for; null for the operator acting across tenants (no X-Ums-Tenant). */
             tenantId: string | null;
-            scopes: ("campaigns:read" | "campaigns:write" | "credentials:read" | "credentials:write" | "messages:read" | "messages:send" | "opt-outs:read" | "opt-outs:write" | "subscribers:read" | "subscribers:write" | "dead-letters:admin" | "api-keys:read" | "api-keys:write" | "audit:read")[];
+            scopes: ("campaigns:read" | "campaigns:write" | "credentials:read" | "credentials:write" | "messages:read" | "messages:send" | "opt-outs:read" | "opt-outs:write" | "subscribers:read" | "subscribers:write" | "dead-letters:admin" | "api-keys:read" | "api-keys:write" | "audit:read" | "lists:read" | "lists:write" | "credits:read" | "credits:admin")[];
         };
     };
     responses: {
@@ -1444,8 +2041,64 @@ export interface components {
                 };
             };
         };
+        /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
+        "400_TENANT_INVALID_and_1_more_9e719c06": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "TENANT_INVALID" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+        };
+        /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `TENANT_REQUIRED`. */
+        "400_TENANT_INVALID_and_2_more_beb269c2": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "TENANT_REQUIRED";
+                    };
+                };
+            };
+        };
+        /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`. */
+        "400_TENANT_INVALID_and_2_more_c52e981f": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID";
+                    };
+                };
+            };
+        };
+        /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`, `AUDIENCE_URL_INVALID`. */
+        "400_TENANT_INVALID_and_3_more_73a563e2": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID" | "AUDIENCE_URL_INVALID";
+                    };
+                };
+            };
+        };
         /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `TENANT_REQUIRED`, `OPT_OUT_ADDRESS_INVALID`. */
-        "400_TENANT_INVALID_and_3_more": {
+        "400_TENANT_INVALID_and_3_more_97474914": {
             headers: {
                 [name: string]: unknown;
             };
@@ -1454,6 +2107,34 @@ export interface components {
                     error?: {
                         /** @enum {unknown} */
                         code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "TENANT_REQUIRED" | "OPT_OUT_ADDRESS_INVALID";
+                    };
+                };
+            };
+        };
+        /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`, `TENANT_REQUIRED`. */
+        "400_TENANT_INVALID_and_3_more_ecedbcdd": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID" | "TENANT_REQUIRED";
+                    };
+                };
+            };
+        };
+        /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`, `IDEMPOTENCY_KEY_INVALID`, `TENANT_REQUIRED`. */
+        "400_TENANT_INVALID_and_4_more": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID" | "IDEMPOTENCY_KEY_INVALID" | "TENANT_REQUIRED";
                     };
                 };
             };
@@ -1544,7 +2225,63 @@ export interface components {
             };
         };
         /** @description Forbidden: `AUTH_SCOPE_MISSING`, `AUTH_TENANT_HEADER_FORBIDDEN`. */
+        "403_AUTH_SCOPE_MISSING_credits.admin_and_1_more": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "AUTH_SCOPE_MISSING" | "AUTH_TENANT_HEADER_FORBIDDEN";
+                    };
+                };
+            };
+        };
+        /** @description Forbidden: `AUTH_SCOPE_MISSING`, `AUTH_TENANT_HEADER_FORBIDDEN`. */
+        "403_AUTH_SCOPE_MISSING_credits.read_and_1_more": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "AUTH_SCOPE_MISSING" | "AUTH_TENANT_HEADER_FORBIDDEN";
+                    };
+                };
+            };
+        };
+        /** @description Forbidden: `AUTH_SCOPE_MISSING`, `AUTH_TENANT_HEADER_FORBIDDEN`. */
         "403_AUTH_SCOPE_MISSING_dead-letters.admin_and_1_more": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "AUTH_SCOPE_MISSING" | "AUTH_TENANT_HEADER_FORBIDDEN";
+                    };
+                };
+            };
+        };
+        /** @description Forbidden: `AUTH_SCOPE_MISSING`, `AUTH_TENANT_HEADER_FORBIDDEN`. */
+        "403_AUTH_SCOPE_MISSING_lists.read_and_1_more": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "AUTH_SCOPE_MISSING" | "AUTH_TENANT_HEADER_FORBIDDEN";
+                    };
+                };
+            };
+        };
+        /** @description Forbidden: `AUTH_SCOPE_MISSING`, `AUTH_TENANT_HEADER_FORBIDDEN`. */
+        "403_AUTH_SCOPE_MISSING_lists.write_and_1_more": {
             headers: {
                 [name: string]: unknown;
             };
@@ -1655,6 +2392,34 @@ export interface components {
                 };
             };
         };
+        /** @description Not found: `CONTACT_LIST_NOT_FOUND`. */
+        "404_CONTACT_LIST_NOT_FOUND": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "CONTACT_LIST_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description Not found: `CONTACT_LIST_NOT_FOUND`, `CONTACT_LIST_IMPORT_NOT_FOUND`. */
+        "404_CONTACT_LIST_NOT_FOUND_and_1_more": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "CONTACT_LIST_NOT_FOUND" | "CONTACT_LIST_IMPORT_NOT_FOUND";
+                    };
+                };
+            };
+        };
         /** @description Not found: `CREDENTIAL_NOT_FOUND`. */
         "404_CREDENTIAL_NOT_FOUND": {
             headers: {
@@ -1735,6 +2500,20 @@ export interface components {
                     error?: {
                         /** @enum {unknown} */
                         code?: "IDEMPOTENCY_KEY_IN_PROGRESS";
+                    };
+                };
+            };
+        };
+        /** @description Content too large: `AUDIENCE_TOO_LARGE`. */
+        "413_AUDIENCE_TOO_LARGE": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "AUDIENCE_TOO_LARGE";
                     };
                 };
             };
@@ -2317,20 +3096,7 @@ export interface operations {
                     "application/json": components["schemas"]["CredentialView"];
                 };
             };
-            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`, `IDEMPOTENCY_KEY_INVALID`, `TENANT_REQUIRED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID" | "IDEMPOTENCY_KEY_INVALID" | "TENANT_REQUIRED";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["400_TENANT_INVALID_and_4_more"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
             403: components["responses"]["403_AUTH_SCOPE_MISSING_credentials.write_and_1_more"];
             409: components["responses"]["409_IDEMPOTENCY_KEY_IN_PROGRESS"];
@@ -2445,20 +3211,7 @@ export interface operations {
                     "application/json": components["schemas"]["CredentialView"];
                 };
             };
-            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["400_TENANT_INVALID_and_2_more_c52e981f"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
             403: components["responses"]["403_AUTH_SCOPE_MISSING_credentials.write_and_1_more"];
             404: components["responses"]["404_CREDENTIAL_NOT_FOUND"];
@@ -2542,11 +3295,92 @@ export interface operations {
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
         };
     };
-    Campaigns_list: {
+    Credits_view: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "acme",
+                     *       "accounts": [
+                     *         {
+                     *           "channel": "whatsapp",
+                     *           "balance": 0,
+                     *           "price": null,
+                     *           "metered": false
+                     *         },
+                     *         {
+                     *           "channel": "sms",
+                     *           "balance": 98500,
+                     *           "price": 5,
+                     *           "metered": true
+                     *         },
+                     *         {
+                     *           "channel": "email",
+                     *           "balance": 10000,
+                     *           "price": 1,
+                     *           "metered": true
+                     *         }
+                     *       ],
+                     *       "quotas": {
+                     *         "dailyLimit": 50000,
+                     *         "monthlyLimit": null,
+                     *         "day": {
+                     *           "period": "2026-11-28",
+                     *           "used": 1200,
+                     *           "limit": 50000
+                     *         },
+                     *         "month": {
+                     *           "period": "2026-11",
+                     *           "used": 30400,
+                     *           "limit": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditsView"];
+                };
+            };
+            /** @description Bad request: `TENANT_INVALID`, `TENANT_REQUIRED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TENANT_INVALID" | "TENANT_REQUIRED";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_credits.read_and_1_more"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Credits_ledger: {
         parameters: {
             query?: {
+                channel?: "whatsapp" | "sms" | "email";
+                kind?: "TOP_UP" | "RESERVE" | "REFUND" | "ADJUST";
+                before?: string;
                 limit?: number;
-                after?: string;
             };
             header?: {
                 /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
@@ -2567,46 +3401,37 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
-                     *           "tenantId": "acme",
-                     *           "name": "December newsletter",
+                     *           "id": "5012",
                      *           "channel": "sms",
-                     *           "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
-                     *           "template": {
-                     *             "text": "Hello {{name}}, your order {{order}} has shipped."
-                     *           },
-                     *           "defaultCountry": "DE",
-                     *           "schedule": {
-                     *             "kind": "at",
-                     *             "at": "2026-12-01T08:00:00.000Z",
-                     *             "cron": null,
-                     *             "timeZone": "Europe/Berlin"
-                     *           },
-                     *           "nextFireAt": "2026-12-01T08:00:00.000Z",
-                     *           "state": "ACTIVE",
-                     *           "createdAt": "2026-11-24T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-24T10:05:00.000Z"
+                     *           "kind": "TOP_UP",
+                     *           "amount": 100000,
+                     *           "balanceAfter": 100000,
+                     *           "messages": 0,
+                     *           "units": 0,
+                     *           "runId": null,
+                     *           "reference": "invoice-2026-11-0042",
+                     *           "actor": "operator",
+                     *           "createdAt": "2026-11-28T09:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next": null
                      *     }
                      */
-                    "application/json": components["schemas"]["CampaignList"];
+                    "application/json": components["schemas"]["CreditLedgerPage"];
                 };
             };
-            400: components["responses"]["400_TENANT_INVALID_and_1_more_51054b55"];
+            400: components["responses"]["400_TENANT_INVALID_and_2_more_beb269c2"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
-            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_credits.read_and_1_more"];
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
         };
     };
-    Campaigns_create: {
+    Credits_topUp: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
                 "x-ums-tenant"?: string;
-                /** @description Makes a retry safe: the same key with the same body answers the first answer again and creates nothing; with another body, 422. Keys are kept per tenant and route for 24 h. */
-                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2615,92 +3440,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "December newsletter",
                  *       "channel": "sms",
-                 *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
-                 *       "template": {
-                 *         "text": "Hello {{name}}, our December offers are online."
-                 *       },
-                 *       "defaultCountry": "DE",
-                 *       "schedule": {
-                 *         "kind": "at",
-                 *         "at": "2026-12-01T09:00:00+01:00",
-                 *         "timeZone": "Europe/Berlin"
-                 *       }
+                 *       "amount": 100000,
+                 *       "reference": "invoice-2026-11-0042"
                  *     }
                  */
-                "application/json": components["schemas"]["CreateCampaignDto"];
+                "application/json": components["schemas"]["TopUpCreditsDto"];
             };
         };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
-                     *       "tenantId": "acme",
-                     *       "name": "December newsletter",
-                     *       "channel": "sms",
-                     *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
-                     *       "template": {
-                     *         "text": "Hello {{name}}, your order {{order}} has shipped."
-                     *       },
-                     *       "defaultCountry": "DE",
-                     *       "schedule": {
-                     *         "kind": "at",
-                     *         "at": "2026-12-01T08:00:00.000Z",
-                     *         "cron": null,
-                     *         "timeZone": "Europe/Berlin"
-                     *       },
-                     *       "nextFireAt": "2026-12-01T08:00:00.000Z",
-                     *       "state": "ACTIVE",
-                     *       "createdAt": "2026-11-24T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-24T10:05:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CampaignView"];
-                };
-            };
-            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`, `IDEMPOTENCY_KEY_INVALID`, `SCHEDULE_INVALID`, `TEMPLATE_INVALID`, `CREDENTIAL_NOT_FOUND`, `CREDENTIAL_CHANNEL_MISMATCH`, `TENANT_REQUIRED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID" | "IDEMPOTENCY_KEY_INVALID" | "SCHEDULE_INVALID" | "TEMPLATE_INVALID" | "CREDENTIAL_NOT_FOUND" | "CREDENTIAL_CHANNEL_MISMATCH" | "TENANT_REQUIRED";
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
-            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.write_and_1_more"];
-            409: components["responses"]["409_IDEMPOTENCY_KEY_IN_PROGRESS"];
-            413: components["responses"]["413_HTTP_413"];
-            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
-            422: components["responses"]["422_IDEMPOTENCY_KEY_REUSED"];
-            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
-        };
-    };
-    Campaigns_get: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
-                "x-ums-tenant"?: string;
-            };
-            path: {
-                campaignId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
         responses: {
             /** @description OK */
             200: {
@@ -2710,185 +3457,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
                      *       "tenantId": "acme",
-                     *       "name": "December newsletter",
-                     *       "channel": "sms",
-                     *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
-                     *       "template": {
-                     *         "text": "Hello {{name}}, your order {{order}} has shipped."
+                     *       "entry": {
+                     *         "id": "5012",
+                     *         "channel": "sms",
+                     *         "kind": "TOP_UP",
+                     *         "amount": 100000,
+                     *         "balanceAfter": 100000,
+                     *         "messages": 0,
+                     *         "units": 0,
+                     *         "runId": null,
+                     *         "reference": "invoice-2026-11-0042",
+                     *         "actor": "operator",
+                     *         "createdAt": "2026-11-28T09:00:00.000Z"
                      *       },
-                     *       "defaultCountry": "DE",
-                     *       "schedule": {
-                     *         "kind": "at",
-                     *         "at": "2026-12-01T08:00:00.000Z",
-                     *         "cron": null,
-                     *         "timeZone": "Europe/Berlin"
-                     *       },
-                     *       "nextFireAt": "2026-12-01T08:00:00.000Z",
-                     *       "state": "ACTIVE",
-                     *       "createdAt": "2026-11-24T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-24T10:05:00.000Z",
-                     *       "audienceSize": 1000,
-                     *       "runs": [
-                     *         {
-                     *           "id": "81",
-                     *           "campaignId": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
-                     *           "fireAt": "2026-12-01T08:00:00.000Z",
-                     *           "state": "COMPLETED",
-                     *           "leaseEpoch": 1,
-                     *           "leaseOwner": null,
-                     *           "attempts": 1,
-                     *           "failureReason": null,
-                     *           "checkpoint": {
-                     *             "cursor": "1000",
-                     *             "batchesPublished": 2,
-                     *             "batchesFinished": 2,
-                     *             "at": "2026-12-01T08:00:04.000Z"
-                     *           },
-                     *           "expandedAt": "2026-12-01T08:00:03.000Z",
-                     *           "startedAt": "2026-12-01T08:00:00.000Z",
-                     *           "finishedAt": "2026-12-01T08:02:10.000Z",
-                     *           "counters": {
-                     *             "total": 1000,
-                     *             "pending": 0,
-                     *             "sending": 0,
-                     *             "sent": 120,
-                     *             "delivered": 840,
-                     *             "read": 25,
-                     *             "failed": 10,
-                     *             "unknown": 3,
-                     *             "skipped": 2
-                     *           },
-                     *           "createdAt": "2026-11-24T10:00:00.000Z",
-                     *           "updatedAt": "2026-12-01T08:02:10.000Z"
-                     *         }
-                     *       ]
+                     *       "balance": 100000,
+                     *       "replayed": false,
+                     *       "resumedRuns": 1
                      *     }
                      */
-                    "application/json": components["schemas"]["CampaignDetailView"];
+                    "application/json": components["schemas"]["CreditTopUpView"];
                 };
             };
-            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "TENANT_INVALID" | "VALIDATION_FAILED";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["400_TENANT_INVALID_and_3_more_ecedbcdd"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
-            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
-            404: components["responses"]["404_CAMPAIGN_NOT_FOUND"];
-            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
-        };
-    };
-    Campaigns_act: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
-                "x-ums-tenant"?: string;
-            };
-            path: {
-                campaignId: string;
-                action: "start" | "pause" | "resume" | "stop" | "archive";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
-                     *       "tenantId": "acme",
-                     *       "name": "December newsletter",
-                     *       "channel": "sms",
-                     *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
-                     *       "template": {
-                     *         "text": "Hello {{name}}, your order {{order}} has shipped."
-                     *       },
-                     *       "defaultCountry": "DE",
-                     *       "schedule": {
-                     *         "kind": "at",
-                     *         "at": "2026-12-01T08:00:00.000Z",
-                     *         "cron": null,
-                     *         "timeZone": "Europe/Berlin"
-                     *       },
-                     *       "nextFireAt": "2026-12-01T08:00:00.000Z",
-                     *       "state": "ACTIVE",
-                     *       "createdAt": "2026-11-24T10:00:00.000Z",
-                     *       "updatedAt": "2026-11-24T10:05:00.000Z",
-                     *       "audienceSize": 1000,
-                     *       "runs": [
-                     *         {
-                     *           "id": "81",
-                     *           "campaignId": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
-                     *           "fireAt": "2026-12-01T08:00:00.000Z",
-                     *           "state": "COMPLETED",
-                     *           "leaseEpoch": 1,
-                     *           "leaseOwner": null,
-                     *           "attempts": 1,
-                     *           "failureReason": null,
-                     *           "checkpoint": {
-                     *             "cursor": "1000",
-                     *             "batchesPublished": 2,
-                     *             "batchesFinished": 2,
-                     *             "at": "2026-12-01T08:00:04.000Z"
-                     *           },
-                     *           "expandedAt": "2026-12-01T08:00:03.000Z",
-                     *           "startedAt": "2026-12-01T08:00:00.000Z",
-                     *           "finishedAt": "2026-12-01T08:02:10.000Z",
-                     *           "counters": {
-                     *             "total": 1000,
-                     *             "pending": 0,
-                     *             "sending": 0,
-                     *             "sent": 120,
-                     *             "delivered": 840,
-                     *             "read": 25,
-                     *             "failed": 10,
-                     *             "unknown": 3,
-                     *             "skipped": 2
-                     *           },
-                     *           "createdAt": "2026-11-24T10:00:00.000Z",
-                     *           "updatedAt": "2026-12-01T08:02:10.000Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CampaignDetailView"];
-                };
-            };
-            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "TENANT_INVALID" | "VALIDATION_FAILED";
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
-            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.write_and_1_more"];
-            404: components["responses"]["404_CAMPAIGN_NOT_FOUND"];
-            /** @description Conflict: `CAMPAIGN_TRANSITION_REFUSED`. */
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_credits.admin_and_1_more"];
+            /** @description Conflict: `CREDIT_TOP_UP_REFERENCE_REUSED`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2897,11 +3491,119 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "CAMPAIGN_TRANSITION_REFUSED";
+                            code?: "CREDIT_TOP_UP_REFERENCE_REUSED";
                         };
                     };
                 };
             };
+            413: components["responses"]["413_HTTP_413"];
+            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Credits_setPrice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                channel: "whatsapp" | "sms" | "email";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "price": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetCreditPriceDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "acme",
+                     *       "channel": "sms",
+                     *       "balance": 98500,
+                     *       "price": 5,
+                     *       "metered": true,
+                     *       "resumedRuns": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditPriceView"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_3_more_ecedbcdd"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_credits.admin_and_1_more"];
+            413: components["responses"]["413_HTTP_413"];
+            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Credits_setQuotas: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "dailyLimit": 50000,
+                 *       "monthlyLimit": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetCreditQuotasDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "acme",
+                     *       "dailyLimit": 50000,
+                     *       "monthlyLimit": null,
+                     *       "day": {
+                     *         "period": "2026-11-28",
+                     *         "used": 1200,
+                     *         "limit": 50000
+                     *       },
+                     *       "month": {
+                     *         "period": "2026-11",
+                     *         "used": 30400,
+                     *         "limit": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditQuotasUpdateView"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_3_more_ecedbcdd"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_credits.admin_and_1_more"];
+            413: components["responses"]["413_HTTP_413"];
+            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
         };
     };
@@ -2940,6 +3642,9 @@ export interface operations {
                      *           "leaseOwner": null,
                      *           "attempts": 1,
                      *           "failureReason": null,
+                     *           "pauseReason": null,
+                     *           "segments": 1200,
+                     *           "charged": 1200,
                      *           "checkpoint": {
                      *             "cursor": "1000",
                      *             "batchesPublished": 2,
@@ -3007,6 +3712,9 @@ export interface operations {
                      *       "leaseOwner": null,
                      *       "attempts": 1,
                      *       "failureReason": null,
+                     *       "pauseReason": null,
+                     *       "segments": 1200,
+                     *       "charged": 1200,
                      *       "checkpoint": {
                      *         "cursor": "1000",
                      *         "batchesPublished": 2,
@@ -3134,6 +3842,9 @@ export interface operations {
                      *         "leaseOwner": null,
                      *         "attempts": 1,
                      *         "failureReason": null,
+                     *         "pauseReason": null,
+                     *         "segments": 1200,
+                     *         "charged": 1200,
                      *         "checkpoint": {
                      *           "cursor": "1000",
                      *           "batchesPublished": 2,
@@ -3193,7 +3904,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: `CAMPAIGN_TRANSITION_REFUSED`, `RUN_TRANSITION_REFUSED`. */
+            /** @description Conflict: `CAMPAIGN_TRANSITION_REFUSED`, `RUN_TRANSITION_REFUSED`, `RUN_ARCHIVED`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3202,7 +3913,483 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "CAMPAIGN_TRANSITION_REFUSED" | "RUN_TRANSITION_REFUSED";
+                            code?: "CAMPAIGN_TRANSITION_REFUSED" | "RUN_TRANSITION_REFUSED" | "RUN_ARCHIVED";
+                        };
+                    };
+                };
+            };
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Campaigns_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                after?: string;
+            };
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *           "tenantId": "acme",
+                     *           "name": "December newsletter",
+                     *           "channel": "sms",
+                     *           "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
+                     *           "template": {
+                     *             "text": "Hello {{name}}, your order {{order}} has shipped."
+                     *           },
+                     *           "defaultCountry": "DE",
+                     *           "schedule": {
+                     *             "kind": "at",
+                     *             "at": "2026-12-01T08:00:00.000Z",
+                     *             "cron": null,
+                     *             "timeZone": "Europe/Berlin"
+                     *           },
+                     *           "nextFireAt": "2026-12-01T08:00:00.000Z",
+                     *           "priority": 1,
+                     *           "state": "ACTIVE",
+                     *           "createdAt": "2026-11-24T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-24T10:05:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignList"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_51054b55"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Campaigns_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+                /** @description Makes a retry safe: the same key with the same body answers the first answer again and creates nothing; with another body, 422. Keys are kept per tenant and route for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "December newsletter",
+                 *       "channel": "sms",
+                 *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
+                 *       "template": {
+                 *         "text": "Hello {{name}}, our December offers are online."
+                 *       },
+                 *       "defaultCountry": "DE",
+                 *       "schedule": {
+                 *         "kind": "at",
+                 *         "at": "2026-12-01T09:00:00+01:00",
+                 *         "timeZone": "Europe/Berlin"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCampaignDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "tenantId": "acme",
+                     *       "name": "December newsletter",
+                     *       "channel": "sms",
+                     *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
+                     *       "template": {
+                     *         "text": "Hello {{name}}, your order {{order}} has shipped."
+                     *       },
+                     *       "defaultCountry": "DE",
+                     *       "schedule": {
+                     *         "kind": "at",
+                     *         "at": "2026-12-01T08:00:00.000Z",
+                     *         "cron": null,
+                     *         "timeZone": "Europe/Berlin"
+                     *       },
+                     *       "nextFireAt": "2026-12-01T08:00:00.000Z",
+                     *       "priority": 1,
+                     *       "state": "ACTIVE",
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignView"];
+                };
+            };
+            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`, `IDEMPOTENCY_KEY_INVALID`, `SCHEDULE_INVALID`, `TEMPLATE_INVALID`, `CREDENTIAL_NOT_FOUND`, `CREDENTIAL_CHANNEL_MISMATCH`, `TENANT_REQUIRED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID" | "IDEMPOTENCY_KEY_INVALID" | "SCHEDULE_INVALID" | "TEMPLATE_INVALID" | "CREDENTIAL_NOT_FOUND" | "CREDENTIAL_CHANNEL_MISMATCH" | "TENANT_REQUIRED";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.write_and_1_more"];
+            409: components["responses"]["409_IDEMPOTENCY_KEY_IN_PROGRESS"];
+            413: components["responses"]["413_HTTP_413"];
+            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
+            422: components["responses"]["422_IDEMPOTENCY_KEY_REUSED"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Campaigns_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "tenantId": "acme",
+                     *       "name": "December newsletter",
+                     *       "channel": "sms",
+                     *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
+                     *       "template": {
+                     *         "text": "Hello {{name}}, your order {{order}} has shipped."
+                     *       },
+                     *       "defaultCountry": "DE",
+                     *       "schedule": {
+                     *         "kind": "at",
+                     *         "at": "2026-12-01T08:00:00.000Z",
+                     *         "cron": null,
+                     *         "timeZone": "Europe/Berlin"
+                     *       },
+                     *       "nextFireAt": "2026-12-01T08:00:00.000Z",
+                     *       "priority": 1,
+                     *       "state": "ACTIVE",
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:05:00.000Z",
+                     *       "audienceSize": 1000,
+                     *       "runs": [
+                     *         {
+                     *           "id": "81",
+                     *           "campaignId": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *           "fireAt": "2026-12-01T08:00:00.000Z",
+                     *           "state": "COMPLETED",
+                     *           "leaseEpoch": 1,
+                     *           "leaseOwner": null,
+                     *           "attempts": 1,
+                     *           "failureReason": null,
+                     *           "pauseReason": null,
+                     *           "segments": 1200,
+                     *           "charged": 1200,
+                     *           "checkpoint": {
+                     *             "cursor": "1000",
+                     *             "batchesPublished": 2,
+                     *             "batchesFinished": 2,
+                     *             "at": "2026-12-01T08:00:04.000Z"
+                     *           },
+                     *           "expandedAt": "2026-12-01T08:00:03.000Z",
+                     *           "startedAt": "2026-12-01T08:00:00.000Z",
+                     *           "finishedAt": "2026-12-01T08:02:10.000Z",
+                     *           "counters": {
+                     *             "total": 1000,
+                     *             "pending": 0,
+                     *             "sending": 0,
+                     *             "sent": 120,
+                     *             "delivered": 840,
+                     *             "read": 25,
+                     *             "failed": 10,
+                     *             "unknown": 3,
+                     *             "skipped": 2
+                     *           },
+                     *           "createdAt": "2026-11-24T10:00:00.000Z",
+                     *           "updatedAt": "2026-12-01T08:02:10.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignDetailView"];
+                };
+            };
+            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TENANT_INVALID" | "VALIDATION_FAILED";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
+            404: components["responses"]["404_CAMPAIGN_NOT_FOUND"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Campaigns_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "priority": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCampaignDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "tenantId": "acme",
+                     *       "name": "December newsletter",
+                     *       "channel": "sms",
+                     *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
+                     *       "template": {
+                     *         "text": "Hello {{name}}, your order {{order}} has shipped."
+                     *       },
+                     *       "defaultCountry": "DE",
+                     *       "schedule": {
+                     *         "kind": "at",
+                     *         "at": "2026-12-01T08:00:00.000Z",
+                     *         "cron": null,
+                     *         "timeZone": "Europe/Berlin"
+                     *       },
+                     *       "nextFireAt": "2026-12-01T08:00:00.000Z",
+                     *       "priority": 1,
+                     *       "state": "ACTIVE",
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:05:00.000Z",
+                     *       "audienceSize": 1000,
+                     *       "runs": [
+                     *         {
+                     *           "id": "81",
+                     *           "campaignId": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *           "fireAt": "2026-12-01T08:00:00.000Z",
+                     *           "state": "COMPLETED",
+                     *           "leaseEpoch": 1,
+                     *           "leaseOwner": null,
+                     *           "attempts": 1,
+                     *           "failureReason": null,
+                     *           "pauseReason": null,
+                     *           "segments": 1200,
+                     *           "charged": 1200,
+                     *           "checkpoint": {
+                     *             "cursor": "1000",
+                     *             "batchesPublished": 2,
+                     *             "batchesFinished": 2,
+                     *             "at": "2026-12-01T08:00:04.000Z"
+                     *           },
+                     *           "expandedAt": "2026-12-01T08:00:03.000Z",
+                     *           "startedAt": "2026-12-01T08:00:00.000Z",
+                     *           "finishedAt": "2026-12-01T08:02:10.000Z",
+                     *           "counters": {
+                     *             "total": 1000,
+                     *             "pending": 0,
+                     *             "sending": 0,
+                     *             "sent": 120,
+                     *             "delivered": 840,
+                     *             "read": 25,
+                     *             "failed": 10,
+                     *             "unknown": 3,
+                     *             "skipped": 2
+                     *           },
+                     *           "createdAt": "2026-11-24T10:00:00.000Z",
+                     *           "updatedAt": "2026-12-01T08:02:10.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignDetailView"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_2_more_c52e981f"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.write_and_1_more"];
+            404: components["responses"]["404_CAMPAIGN_NOT_FOUND"];
+            413: components["responses"]["413_HTTP_413"];
+            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    Campaigns_act: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                campaignId: string;
+                action: "start" | "pause" | "resume" | "stop" | "archive";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "tenantId": "acme",
+                     *       "name": "December newsletter",
+                     *       "channel": "sms",
+                     *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
+                     *       "template": {
+                     *         "text": "Hello {{name}}, your order {{order}} has shipped."
+                     *       },
+                     *       "defaultCountry": "DE",
+                     *       "schedule": {
+                     *         "kind": "at",
+                     *         "at": "2026-12-01T08:00:00.000Z",
+                     *         "cron": null,
+                     *         "timeZone": "Europe/Berlin"
+                     *       },
+                     *       "nextFireAt": "2026-12-01T08:00:00.000Z",
+                     *       "priority": 1,
+                     *       "state": "ACTIVE",
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:05:00.000Z",
+                     *       "audienceSize": 1000,
+                     *       "runs": [
+                     *         {
+                     *           "id": "81",
+                     *           "campaignId": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *           "fireAt": "2026-12-01T08:00:00.000Z",
+                     *           "state": "COMPLETED",
+                     *           "leaseEpoch": 1,
+                     *           "leaseOwner": null,
+                     *           "attempts": 1,
+                     *           "failureReason": null,
+                     *           "pauseReason": null,
+                     *           "segments": 1200,
+                     *           "charged": 1200,
+                     *           "checkpoint": {
+                     *             "cursor": "1000",
+                     *             "batchesPublished": 2,
+                     *             "batchesFinished": 2,
+                     *             "at": "2026-12-01T08:00:04.000Z"
+                     *           },
+                     *           "expandedAt": "2026-12-01T08:00:03.000Z",
+                     *           "startedAt": "2026-12-01T08:00:00.000Z",
+                     *           "finishedAt": "2026-12-01T08:02:10.000Z",
+                     *           "counters": {
+                     *             "total": 1000,
+                     *             "pending": 0,
+                     *             "sending": 0,
+                     *             "sent": 120,
+                     *             "delivered": 840,
+                     *             "read": 25,
+                     *             "failed": 10,
+                     *             "unknown": 3,
+                     *             "skipped": 2
+                     *           },
+                     *           "createdAt": "2026-11-24T10:00:00.000Z",
+                     *           "updatedAt": "2026-12-01T08:02:10.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignDetailView"];
+                };
+            };
+            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TENANT_INVALID" | "VALIDATION_FAILED";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.write_and_1_more"];
+            404: components["responses"]["404_CAMPAIGN_NOT_FOUND"];
+            /** @description Conflict: `CAMPAIGN_TRANSITION_REFUSED`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CAMPAIGN_TRANSITION_REFUSED";
                         };
                     };
                 };
@@ -3286,20 +4473,7 @@ export interface operations {
             403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.write_and_1_more"];
             404: components["responses"]["404_CAMPAIGN_NOT_FOUND"];
             409: components["responses"]["409_CAMPAIGN_NOT_EDITABLE_and_2_more"];
-            /** @description Content too large: `AUDIENCE_TOO_LARGE`. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "AUDIENCE_TOO_LARGE";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["413_AUDIENCE_TOO_LARGE"];
             415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_2_more"];
         };
@@ -3359,20 +4533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportSummary"];
                 };
             };
-            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`, `AUDIENCE_URL_INVALID`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID" | "AUDIENCE_URL_INVALID";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["400_TENANT_INVALID_and_3_more_73a563e2"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
             403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.write_and_1_more"];
             404: components["responses"]["404_CAMPAIGN_NOT_FOUND"];
@@ -3640,6 +4801,596 @@ export interface operations {
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
         };
     };
+    ContactLists_list: {
+        parameters: {
+            query?: {
+                before?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "lst_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *           "name": "Newsletter DE",
+                     *           "channel": "sms",
+                     *           "defaultCountry": "DE",
+                     *           "memberCount": 1000,
+                     *           "createdAt": "2026-11-24T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-24T10:01:02.000Z"
+                     *         }
+                     *       ],
+                     *       "nextBefore": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ContactListPage"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_51054b55"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_lists.read_and_1_more"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    ContactLists_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+                /** @description Makes a retry safe: the same key with the same body answers the first answer again and creates nothing; with another body, 422. Keys are kept per tenant and route for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Newsletter DE",
+                 *       "channel": "sms",
+                 *       "defaultCountry": "DE"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateContactListDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lst_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "name": "Newsletter DE",
+                     *       "channel": "sms",
+                     *       "defaultCountry": "DE",
+                     *       "memberCount": 1000,
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:01:02.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ContactListView"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_4_more"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_lists.write_and_1_more"];
+            409: components["responses"]["409_IDEMPOTENCY_KEY_IN_PROGRESS"];
+            413: components["responses"]["413_HTTP_413"];
+            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
+            422: components["responses"]["422_IDEMPOTENCY_KEY_REUSED"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    ContactLists_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lst_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "name": "Newsletter DE",
+                     *       "channel": "sms",
+                     *       "defaultCountry": "DE",
+                     *       "memberCount": 1000,
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:01:02.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ContactListView"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_9e719c06"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_lists.read_and_1_more"];
+            404: components["responses"]["404_CONTACT_LIST_NOT_FOUND"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    ContactLists_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_9e719c06"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_lists.write_and_1_more"];
+            404: components["responses"]["404_CONTACT_LIST_NOT_FOUND"];
+            /** @description Conflict: `CONTACT_LIST_IMPORT_RUNNING`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONTACT_LIST_IMPORT_RUNNING";
+                        };
+                    };
+                };
+            };
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    ContactLists_members: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "981",
+                     *           "address": "+4915112345678",
+                     *           "variables": {
+                     *             "name": "Ada",
+                     *             "city": "Berlin"
+                     *           },
+                     *           "line": 2
+                     *         }
+                     *       ],
+                     *       "nextAfter": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ContactListMemberPage"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_51054b55"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_lists.read_and_1_more"];
+            404: components["responses"]["404_CONTACT_LIST_NOT_FOUND"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    ContactLists_importCsv: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "phone,name,city\n+4915112345678,Ada,Berlin\n+4915112345679,Grace,Hamburg\n"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description A header line (the address column of the list's channel, e.g. phone or email, then any variables), then one member a line */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5",
+                     *       "listId": "lst_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "source": "csv",
+                     *       "state": "COMPLETED",
+                     *       "rowsRead": 1002,
+                     *       "rowsAccepted": 1000,
+                     *       "rowsRejected": 1,
+                     *       "rowsDuplicate": 1,
+                     *       "error": null,
+                     *       "startedAt": "2026-11-24T10:01:00.000Z",
+                     *       "finishedAt": "2026-11-24T10:01:02.000Z",
+                     *       "createdAt": "2026-11-24T10:01:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:01:02.000Z",
+                     *       "firstRejects": [
+                     *         {
+                     *           "line": 12,
+                     *           "reason": "phone number is too short for DE"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ContactListImportSummary"];
+                };
+            };
+            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `AUDIENCE_FILE_MISSING`, `AUDIENCE_HEADER_INVALID`, `AUDIENCE_CSV_MALFORMED`, `AUDIENCE_ENCODING_INVALID`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "AUDIENCE_FILE_MISSING" | "AUDIENCE_HEADER_INVALID" | "AUDIENCE_CSV_MALFORMED" | "AUDIENCE_ENCODING_INVALID";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_lists.write_and_1_more"];
+            404: components["responses"]["404_CONTACT_LIST_NOT_FOUND"];
+            413: components["responses"]["413_AUDIENCE_TOO_LARGE"];
+            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_2_more"];
+        };
+    };
+    ContactLists_importUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://files.example.com/audiences/december.csv"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UrlImportDto"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5",
+                     *       "listId": "lst_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "source": "csv",
+                     *       "state": "COMPLETED",
+                     *       "rowsRead": 1002,
+                     *       "rowsAccepted": 1000,
+                     *       "rowsRejected": 1,
+                     *       "rowsDuplicate": 1,
+                     *       "error": null,
+                     *       "startedAt": "2026-11-24T10:01:00.000Z",
+                     *       "finishedAt": "2026-11-24T10:01:02.000Z",
+                     *       "createdAt": "2026-11-24T10:01:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:01:02.000Z",
+                     *       "firstRejects": [
+                     *         {
+                     *           "line": 12,
+                     *           "reason": "phone number is too short for DE"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ContactListImportSummary"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_3_more_73a563e2"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_lists.write_and_1_more"];
+            404: components["responses"]["404_CONTACT_LIST_NOT_FOUND"];
+            413: components["responses"]["413_HTTP_413"];
+            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_2_more"];
+        };
+    };
+    ContactLists_getImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                importId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5",
+                     *       "listId": "lst_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "source": "csv",
+                     *       "state": "COMPLETED",
+                     *       "rowsRead": 1002,
+                     *       "rowsAccepted": 1000,
+                     *       "rowsRejected": 1,
+                     *       "rowsDuplicate": 1,
+                     *       "error": null,
+                     *       "startedAt": "2026-11-24T10:01:00.000Z",
+                     *       "finishedAt": "2026-11-24T10:01:02.000Z",
+                     *       "createdAt": "2026-11-24T10:01:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:01:02.000Z",
+                     *       "firstRejects": [
+                     *         {
+                     *           "line": 12,
+                     *           "reason": "phone number is too short for DE"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ContactListImportSummary"];
+                };
+            };
+            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TENANT_INVALID" | "VALIDATION_FAILED";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_lists.read_and_1_more"];
+            404: components["responses"]["404_CONTACT_LIST_NOT_FOUND_and_1_more"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    ContactLists_rejects: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                importId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "line": 12,
+                     *           "reason": "phone number is too short for DE",
+                     *           "raw": "0301234,Berlin"
+                     *         }
+                     *       ],
+                     *       "nextAfter": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ContactListRejectPage"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_51054b55"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_lists.read_and_1_more"];
+            404: components["responses"]["404_CONTACT_LIST_NOT_FOUND_and_1_more"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    ContactListAudience_use: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "listId": "lst_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                 *       "segment": {
+                 *         "attributes": {
+                 *           "city": "Berlin",
+                 *           "plan": [
+                 *             "gold",
+                 *             "silver"
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UseContactListDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "17",
+                     *       "campaignId": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "source": "csv",
+                     *       "state": "COMPLETED",
+                     *       "rowsRead": 1003,
+                     *       "rowsAccepted": 1000,
+                     *       "rowsRejected": 2,
+                     *       "rowsDuplicate": 1,
+                     *       "error": null,
+                     *       "startedAt": "2026-11-24T10:01:00.000Z",
+                     *       "finishedAt": "2026-11-24T10:01:02.000Z",
+                     *       "createdAt": "2026-11-24T10:01:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:01:02.000Z",
+                     *       "firstRejects": [
+                     *         {
+                     *           "line": 12,
+                     *           "reason": "phone: not a valid number for DE"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportSummary"];
+                };
+            };
+            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`, `CONTACT_LIST_CHANNEL_MISMATCH`, `CONTACT_LIST_SEGMENT_INVALID`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID" | "CONTACT_LIST_CHANNEL_MISMATCH" | "CONTACT_LIST_SEGMENT_INVALID";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.write_and_1_more"];
+            /** @description Not found: `CAMPAIGN_NOT_FOUND`, `CONTACT_LIST_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CAMPAIGN_NOT_FOUND" | "CONTACT_LIST_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            409: components["responses"]["409_CAMPAIGN_NOT_EDITABLE_and_2_more"];
+            413: components["responses"]["413_HTTP_413"];
+            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_2_more"];
+        };
+    };
     Messages_list: {
         parameters: {
             query?: {
@@ -3778,7 +5529,8 @@ export interface operations {
                      *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
                      *       "lane": "bulk",
                      *       "idempotencyKey": null,
-                     *       "createdAt": "2026-12-01T08:00:04.000Z"
+                     *       "createdAt": "2026-12-01T08:00:04.000Z",
+                     *       "archived": false
                      *     }
                      */
                     "application/json": components["schemas"]["MessageView"];
@@ -3920,7 +5672,8 @@ export interface operations {
                      *       "credentialId": "cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
                      *       "lane": "bulk",
                      *       "idempotencyKey": null,
-                     *       "createdAt": "2026-12-01T08:00:04.000Z"
+                     *       "createdAt": "2026-12-01T08:00:04.000Z",
+                     *       "archived": false
                      *     }
                      */
                     "application/json": components["schemas"]["MessageView"];
@@ -3974,7 +5727,7 @@ export interface operations {
                     "application/json": components["schemas"]["OptOutPage"];
                 };
             };
-            400: components["responses"]["400_TENANT_INVALID_and_3_more"];
+            400: components["responses"]["400_TENANT_INVALID_and_3_more_97474914"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
             403: components["responses"]["403_AUTH_SCOPE_MISSING_opt-outs.read_and_1_more"];
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
@@ -4007,20 +5760,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `TENANT_REQUIRED`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "TENANT_REQUIRED";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["400_TENANT_INVALID_and_2_more_beb269c2"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
             403: components["responses"]["403_AUTH_SCOPE_MISSING_opt-outs.read_and_1_more"];
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
@@ -4146,7 +5886,7 @@ export interface operations {
                     "application/json": components["schemas"]["OptOutView"];
                 };
             };
-            400: components["responses"]["400_TENANT_INVALID_and_3_more"];
+            400: components["responses"]["400_TENANT_INVALID_and_3_more_97474914"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
             403: components["responses"]["403_AUTH_SCOPE_MISSING_opt-outs.write_and_1_more"];
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
@@ -4176,7 +5916,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["400_TENANT_INVALID_and_3_more"];
+            400: components["responses"]["400_TENANT_INVALID_and_3_more_97474914"];
             401: components["responses"]["401_AUTH_MISSING_and_9_more"];
             403: components["responses"]["403_AUTH_SCOPE_MISSING_opt-outs.write_and_1_more"];
             /** @description Not found: `OPT_OUT_NOT_FOUND`. */
@@ -4498,7 +6238,7 @@ export interface operations {
                 content: {
                     /**
                      * @example event: campaigns
-                     *     data: {"at":"2026-12-01T08:01:00.000Z","campaigns":[{"id":"cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1","tenantId":"acme","name":"December newsletter","channel":"sms","credentialId":"cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B","template":{"text":"Hello {{name}}, your order {{order}} has shipped."},"defaultCountry":"DE","schedule":{"kind":"at","at":"2026-12-01T08:00:00.000Z","cron":null,"timeZone":"Europe/Berlin"},"nextFireAt":"2026-12-01T08:00:00.000Z","state":"ACTIVE","createdAt":"2026-11-24T10:00:00.000Z","updatedAt":"2026-11-24T10:05:00.000Z","latestRun":{"id":"81","state":"RUNNING","counters":{"total":1000,"pending":0,"sending":0,"sent":120,"delivered":840,"read":25,"failed":10,"unknown":3,"skipped":2}}}]}
+                     *     data: {"at":"2026-12-01T08:01:00.000Z","campaigns":[{"id":"cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1","tenantId":"acme","name":"December newsletter","channel":"sms","credentialId":"cred_01JD6W9X3R5T8Y1B4N7C0XKZ2B","template":{"text":"Hello {{name}}, your order {{order}} has shipped."},"defaultCountry":"DE","schedule":{"kind":"at","at":"2026-12-01T08:00:00.000Z","cron":null,"timeZone":"Europe/Berlin"},"nextFireAt":"2026-12-01T08:00:00.000Z","priority":1,"state":"ACTIVE","createdAt":"2026-11-24T10:00:00.000Z","updatedAt":"2026-11-24T10:05:00.000Z","latestRun":{"id":"81","state":"RUNNING","counters":{"total":1000,"pending":0,"sending":0,"sent":120,"delivered":840,"read":25,"failed":10,"unknown":3,"skipped":2}}}]}
                      *
                      *     : keep-alive
                      */
@@ -4638,6 +6378,378 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    TestSends_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                after?: string;
+            };
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "42",
+                     *           "campaignId": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *           "actor": "key_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
+                     *           "requestId": "december-promo-test-1",
+                     *           "createdAt": "2026-12-01T08:00:04.000Z",
+                     *           "recipients": [
+                     *             {
+                     *               "position": 0,
+                     *               "recipient": "+4915112345678",
+                     *               "messageId": "900125",
+                     *               "state": "SENT",
+                     *               "errorCode": null,
+                     *               "errorText": null,
+                     *               "sentAt": "2026-12-01T08:00:05.000Z",
+                     *               "deliveredAt": null,
+                     *               "readAt": null,
+                     *               "failedAt": null,
+                     *               "updatedAt": "2026-12-01T08:00:05.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextAfter": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestSendPage"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_51054b55"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
+            404: components["responses"]["404_CAMPAIGN_NOT_FOUND"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    TestSends_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+                /** @description Makes a retry safe: the same key with the same body answers the first answer again and creates nothing; with another body, 422. Keys are kept per tenant and route for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipients": [
+                 *         {
+                 *           "to": "+4915112345678",
+                 *           "variables": {
+                 *             "name": "Ada"
+                 *           }
+                 *         },
+                 *         {
+                 *           "to": "0151 12345679",
+                 *           "variables": {
+                 *             "name": "Grace"
+                 *           }
+                 *         }
+                 *       ],
+                 *       "variables": {
+                 *         "offer": "December promo"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTestSendDto"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "42",
+                     *       "campaignId": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "actor": "key_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
+                     *       "requestId": "december-promo-test-1",
+                     *       "createdAt": "2026-12-01T08:00:04.000Z",
+                     *       "recipients": [
+                     *         {
+                     *           "position": 0,
+                     *           "recipient": "+4915112345678",
+                     *           "messageId": "900125",
+                     *           "state": "SENT",
+                     *           "errorCode": null,
+                     *           "errorText": null,
+                     *           "sentAt": "2026-12-01T08:00:05.000Z",
+                     *           "deliveredAt": null,
+                     *           "readAt": null,
+                     *           "failedAt": null,
+                     *           "updatedAt": "2026-12-01T08:00:05.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestSendView"];
+                };
+            };
+            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`, `BODY_INVALID`, `IDEMPOTENCY_KEY_INVALID`, `TEST_SEND_RECIPIENTS_INVALID`, `VARIABLES_MISSING`, `TENANT_REQUIRED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TENANT_INVALID" | "VALIDATION_FAILED" | "BODY_INVALID" | "IDEMPOTENCY_KEY_INVALID" | "TEST_SEND_RECIPIENTS_INVALID" | "VARIABLES_MISSING" | "TENANT_REQUIRED";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.write_and_1_more"];
+            404: components["responses"]["404_CAMPAIGN_NOT_FOUND"];
+            /** @description Conflict: `IDEMPOTENCY_KEY_IN_PROGRESS`, `TEST_SEND_CAMPAIGN_ARCHIVED`, `CAMPAIGN_TEMPLATE_INVALID`, `CAMPAIGN_DEFAULT_COUNTRY_INVALID`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "IDEMPOTENCY_KEY_IN_PROGRESS" | "TEST_SEND_CAMPAIGN_ARCHIVED" | "CAMPAIGN_TEMPLATE_INVALID" | "CAMPAIGN_DEFAULT_COUNTRY_INVALID";
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["413_HTTP_413"];
+            415: components["responses"]["415_UNSUPPORTED_MEDIA_TYPE"];
+            422: components["responses"]["422_IDEMPOTENCY_KEY_REUSED"];
+            /** @description Too many requests: `TEST_SEND_RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TEST_SEND_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    TestSends_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                testSendId: string;
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "42",
+                     *       "campaignId": "cmp_01JD6WB2E8T9P4R7Q0M3X5Z6N1",
+                     *       "actor": "key_01JD6W9X3R5T8Y1B4N7C0XKZ2B",
+                     *       "requestId": "december-promo-test-1",
+                     *       "createdAt": "2026-12-01T08:00:04.000Z",
+                     *       "recipients": [
+                     *         {
+                     *           "position": 0,
+                     *           "recipient": "+4915112345678",
+                     *           "messageId": "900125",
+                     *           "state": "SENT",
+                     *           "errorCode": null,
+                     *           "errorText": null,
+                     *           "sentAt": "2026-12-01T08:00:05.000Z",
+                     *           "deliveredAt": null,
+                     *           "readAt": null,
+                     *           "failedAt": null,
+                     *           "updatedAt": "2026-12-01T08:00:05.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestSendView"];
+                };
+            };
+            /** @description Bad request: `TENANT_INVALID`, `VALIDATION_FAILED`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TENANT_INVALID" | "VALIDATION_FAILED";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
+            /** @description Not found: `CAMPAIGN_NOT_FOUND`, `TEST_SEND_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CAMPAIGN_NOT_FOUND" | "TEST_SEND_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    StatusRefresh_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                campaignId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "42",
+                     *       "unsettled": {
+                     *         "unknown": 3,
+                     *         "sentWithoutCallback": 120
+                     *       },
+                     *       "lastRefresh": {
+                     *         "requestedAt": "2026-11-24T10:00:00.000Z",
+                     *         "finishedAt": "2026-11-24T10:00:04.512Z",
+                     *         "settled": {
+                     *           "sent": 1,
+                     *           "delivered": 14,
+                     *           "read": 2,
+                     *           "failed": 1,
+                     *           "notReceived": 5
+                     *         },
+                     *         "unresolved": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatusRefreshView"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_57de498e"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.read_and_1_more"];
+            404: components["responses"]["404_RUN_NOT_FOUND"];
+            503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
+        };
+    };
+    StatusRefresh_request: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operator key only: the tenant to act for (without it, reads span every tenant, creates are refused). */
+                "x-ums-tenant"?: string;
+            };
+            path: {
+                campaignId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "42",
+                     *       "unsettled": {
+                     *         "unknown": 3,
+                     *         "sentWithoutCallback": 120
+                     *       },
+                     *       "lastRefresh": {
+                     *         "requestedAt": "2026-11-24T10:00:00.000Z",
+                     *         "finishedAt": "2026-11-24T10:00:04.512Z",
+                     *         "settled": {
+                     *           "sent": 1,
+                     *           "delivered": 14,
+                     *           "read": 2,
+                     *           "failed": 1,
+                     *           "notReceived": 5
+                     *         },
+                     *         "unresolved": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatusRefreshView"];
+                };
+            };
+            400: components["responses"]["400_TENANT_INVALID_and_1_more_57de498e"];
+            401: components["responses"]["401_AUTH_MISSING_and_9_more"];
+            403: components["responses"]["403_AUTH_SCOPE_MISSING_campaigns.write_and_1_more"];
+            404: components["responses"]["404_RUN_NOT_FOUND"];
             503: components["responses"]["503_AUTH_JWKS_UNAVAILABLE_and_1_more"];
         };
     };

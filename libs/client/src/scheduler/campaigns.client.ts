@@ -22,6 +22,12 @@ export class CampaignsClient {
     return this.t.data(this.t.http.GET('/v1/campaigns/{campaignId}', { ...this.t.json(), params }));
   }
 
+  /** `PATCH /v1/campaigns/{campaignId}`: changes the fields given (priority). */
+  update(campaignId: string, body: JsonBodyOf<Op['Campaigns_update']>) {
+    const params = { path: { campaignId } };
+    return this.t.data(this.t.http.PATCH('/v1/campaigns/{campaignId}', { ...this.t.json(), params, body }));
+  }
+
   /** `POST /v1/campaigns/{campaignId}/{action}`: start, pause, resume, stop or archive. */
   act(campaignId: string, action: PathParamOf<Op['Campaigns_act'], 'action'>) {
     const params = { path: { campaignId, action } };

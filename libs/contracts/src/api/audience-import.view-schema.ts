@@ -21,7 +21,13 @@ import {
 const importProperties = {
   id: DECIMAL_ID,
   campaignId: STRING,
-  source: unionValues<ImportSource>({ csv: true, url: true, inline: true, request: true }),
+  source: unionValues<ImportSource>({
+    csv: true,
+    url: true,
+    inline: true,
+    request: true,
+    list: true,
+  }),
   state: unionValues<ImportState>({ PENDING: true, RUNNING: true, COMPLETED: true, FAILED: true }),
   rowsRead: described(INTEGER, 'Data rows read so far = rowsAccepted + rowsRejected + rowsDuplicate.'),
   rowsAccepted: INTEGER,

@@ -1,10 +1,13 @@
-/** Where an import's rows came from (the audience_imports.source CHECK values). */
-export type ImportSource = 'csv' | 'url' | 'inline' | 'request';
+/** Where an import's rows came from (the audience_imports.source CHECK values; `list`: a contact list). */
+export type ImportSource = 'csv' | 'url' | 'inline' | 'request' | 'list';
 
 export type ImportState = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED';
 
 export interface RejectedLine {
-  /** Physical line of the file (1 = header), or the 1-based position in an inline list. */
+  /**
+   * Physical line of the file (1 = header), the 1-based position in an inline list, or for a contact
+   * list the line its member was read from.
+   */
   readonly line: number;
   readonly reason: string;
 }

@@ -40,6 +40,7 @@ const CAMPAIGN_EXAMPLE: CampaignView = {
   defaultCountry: 'DE',
   schedule: { kind: 'at', at: '2026-12-01T08:00:00.000Z', cron: null, timeZone: 'Europe/Berlin' },
   nextFireAt: '2026-12-01T08:00:00.000Z',
+  priority: 1,
   state: 'ACTIVE',
   createdAt: '2026-11-24T10:00:00.000Z',
   updatedAt: '2026-11-24T10:05:00.000Z',
@@ -65,6 +66,10 @@ export const CAMPAIGN_PROPERTIES = {
     },
   },
   nextFireAt: orNull(DATE_TIME),
+  priority: described(
+    INTEGER,
+    "1..10: the campaign's weight in its credential's fair share between campaigns, and the order of due runs (higher first).",
+  ),
   state: oneOfValues(CAMPAIGN_STATES),
   createdAt: DATE_TIME,
   updatedAt: DATE_TIME,

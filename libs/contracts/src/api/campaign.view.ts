@@ -22,6 +22,11 @@ export interface CampaignView {
   readonly defaultCountry: string | null;
   readonly schedule: CampaignScheduleView;
   readonly nextFireAt: string | null;
+  /**
+   * 1..10 (default 1): the campaign's weight in its credential's fair share while several campaigns
+   * send (priority 2 gets twice the rate of priority 1), and the order of due runs (higher first).
+   */
+  readonly priority: number;
   /** A CampaignState of libs/domain: DRAFT, ACTIVE, PAUSED, STOPPED, COMPLETED or ARCHIVED. */
   readonly state: string;
   readonly createdAt: string;

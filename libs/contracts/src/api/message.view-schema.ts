@@ -3,6 +3,7 @@ import { MessageStatus } from '../enums/message-status.enum';
 import type { MessageView, RunMessagePage, RunMessageView } from './message.view';
 import {
   arrayOf,
+  BOOLEAN,
   DATE_TIME,
   DECIMAL_ID,
   INTEGER,
@@ -71,6 +72,7 @@ export const MESSAGE_VIEW = viewSchema<MessageView>('MessageView', {
     lane: STRING,
     idempotencyKey: orNull(STRING),
     createdAt: DATE_TIME,
+    archived: BOOLEAN,
   },
   example: {
     ...RUN_MESSAGE_EXAMPLE,
@@ -82,5 +84,6 @@ export const MESSAGE_VIEW = viewSchema<MessageView>('MessageView', {
     lane: 'bulk',
     idempotencyKey: null,
     createdAt: '2026-12-01T08:00:04.000Z',
+    archived: false,
   },
 });

@@ -34,4 +34,6 @@ export interface MessageView extends RunMessageView {
   readonly lane: string;
   readonly idempotencyKey: string | null;
   readonly createdAt: string;
+  /** True when the message is past its retention and read from the archive (it changes no more). */
+  readonly archived: boolean;
 }

@@ -49,6 +49,9 @@ export const RUN_EXAMPLE: RunView = {
   leaseOwner: null,
   attempts: 1,
   failureReason: null,
+  pauseReason: null,
+  segments: 1200,
+  charged: 1200,
   checkpoint: { cursor: '1000', batchesPublished: 2, batchesFinished: 2, at: '2026-12-01T08:00:04.000Z' },
   expandedAt: '2026-12-01T08:00:03.000Z',
   startedAt: '2026-12-01T08:00:00.000Z',
@@ -69,6 +72,15 @@ export const RUN_VIEW = viewSchema<RunView>('RunView', {
     leaseOwner: orNull(STRING),
     attempts: INTEGER,
     failureReason: orNull(STRING),
+    pauseReason: described(
+      orNull(STRING),
+      'Why a sender paused the run: CREDITS_EXHAUSTED or QUOTA_EXHAUSTED; null when it did not.',
+    ),
+    segments: described(
+      INTEGER,
+      "SMS segments of the run's messages handed to the provider (1 per message on other channels).",
+    ),
+    charged: described(INTEGER, "Credits the run's messages hold reserved (refunds excluded)."),
     checkpoint: {
       type: 'object',
       required: ['cursor', 'batchesPublished', 'batchesFinished', 'at'],

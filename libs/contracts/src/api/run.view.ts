@@ -23,6 +23,12 @@ export interface RunView {
   readonly leaseOwner: string | null;
   readonly attempts: number;
   readonly failureReason: string | null;
+  /** Why a sender paused the run (CREDITS_EXHAUSTED, QUOTA_EXHAUSTED); null otherwise. */
+  readonly pauseReason: string | null;
+  /** SMS segments of the run's messages handed to the provider (1 per message on other channels). */
+  readonly segments: number;
+  /** Credits the run's messages hold reserved (refunded ones excluded). */
+  readonly charged: number;
   readonly checkpoint: {
     readonly cursor: string;
     readonly batchesPublished: number;

@@ -1,4 +1,4 @@
-import { ALL_SCOPES } from '../auth/scope.enum';
+import { OPERATOR_SCOPES } from '../auth/scope.enum';
 import { arrayOf, described, oneOfValues, orNull, STRING, viewSchema } from './view-schema';
 import type { WhoamiView } from './whoami.view';
 
@@ -11,7 +11,7 @@ export const WHOAMI_VIEW = viewSchema<WhoamiView>('WhoamiView', {
       orNull(STRING),
       'The tenant the call acts for; null for the operator acting across tenants (no X-Ums-Tenant).',
     ),
-    scopes: arrayOf(oneOfValues(ALL_SCOPES)),
+    scopes: arrayOf(oneOfValues(OPERATOR_SCOPES)),
   },
   example: {
     kind: 'api-key',

@@ -18,14 +18,37 @@ export enum Scope {
   ApiKeysRead = 'api-keys:read',
   ApiKeysWrite = 'api-keys:write',
   AuditRead = 'audit:read',
+  /** Reusable contact lists: read lists, their imports and members. */
+  ListsRead = 'lists:read',
+  /** Create, import into and delete contact lists. */
+  ListsWrite = 'lists:write',
+  /** The tenant's credit balances, prices, quotas and ledger (read only). */
+  CreditsRead = 'credits:read',
+  /** Top-ups, prices and quotas of any tenant: operator-only (OPERATOR_ONLY_SCOPES), never a tenant key's. */
+  CreditsAdmin = 'credits:admin',
 }
 
-/** Every scope, in a stable order (the operator's set, and the default of a new tenant key). */
-export const ALL_SCOPES: readonly Scope[] = Object.values(Scope);
+/** Scopes only the operator key holds: a tenant's key or JWT never carries one (isScope refuses them). */
+export const OPERATOR_ONLY_SCOPES = [Scope.CreditsAdmin] as const satisfies readonly Scope[];
+
+/** A scope a tenant's key or JWT may hold: any but OPERATOR_ONLY_SCOPES. */
+export type TenantScope = Exclude<Scope, (typeof OPERATOR_ONLY_SCOPES)[number]>;
+
+/**
+ * Every scope a tenant's key or JWT may hold, in a stable order (the default of a new tenant key): all
+ * but OPERATOR_ONLY_SCOPES.
+ */
+export const ALL_SCOPES: readonly TenantScope[] = Object.values(Scope).filter(
+  (scope): scope is TenantScope => !(OPERATOR_ONLY_SCOPES as readonly Scope[]).includes(scope),
+);
+
+/** The operator key's scopes: every scope, those only it may hold included. */
+export const OPERATOR_SCOPES: readonly Scope[] = Object.values(Scope);
 
 const SCOPE_VALUES = new Set<string>(ALL_SCOPES);
 
-export function isScope(value: string): value is Scope {
+/** Whether a value read from a key's row or a JWT is a scope a tenant may hold (never an operator-only one). */
+export function isScope(value: string): value is TenantScope {
   return SCOPE_VALUES.has(value);
 }
 

@@ -100,7 +100,10 @@ export class SesCredentialConfig {
   configurationSet?: string;
 }
 
-/** `mitto` (bulk SMS): the secret is the API key. */
+/**
+ * `mitto` (SMS, one message per request): the secret is the API key; `from` is the sender ID (Mitto
+ * refuses one outside 3-11 characters, or 3-14 digits, with responseCode 6: a permanent failure).
+ */
 export class MittoCredentialConfig {
   @IsBaseUrl('baseUrl') baseUrl!: string;
 

@@ -4,6 +4,8 @@ export enum CallbackErrorCode {
   Malformed = 'CALLBACK_MALFORMED',
   /** 400: the callback's signature does not verify with the credential's secret (or is missing). */
   SignatureInvalid = 'SIGNATURE_INVALID',
+  /** 401: a Mitto delivery report whose `ums_token` (the secret of the registered URL) is missing or wrong. */
+  TokenInvalid = 'CALLBACK_TOKEN_INVALID',
   /** 400: the callback names an account other than the credential's (Twilio AccountSid). */
   AccountMismatch = 'ACCOUNT_MISMATCH',
   /** 400: a WhatsApp verification request whose hub.mode is not `subscribe`. */

@@ -14,4 +14,12 @@ export enum CampaignErrorCode {
   ScheduleInvalid = 'SCHEDULE_INVALID',
   /** 400: the template's text, subject or variables are not valid (also a refused single send request). */
   TemplateInvalid = 'TEMPLATE_INVALID',
+  /** 404: no test send with this id for the campaign (of the caller's tenant). */
+  TestSendNotFound = 'TEST_SEND_NOT_FOUND',
+  /** 400: a test send's recipients are refused (count, a repeated or invalid address, bad variables). */
+  TestSendRecipientsInvalid = 'TEST_SEND_RECIPIENTS_INVALID',
+  /** 409: an ARCHIVED campaign takes no test sends. */
+  TestSendCampaignArchived = 'TEST_SEND_CAMPAIGN_ARCHIVED',
+  /** 429: the tenant made as many test sends in the last minute as TEST_SENDS_PER_MINUTE allows. */
+  TestSendRateLimited = 'TEST_SEND_RATE_LIMITED',
 }

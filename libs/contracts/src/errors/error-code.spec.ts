@@ -13,6 +13,8 @@ import * as idempotency from './idempotency-error-code.enum';
 import * as live from './live-error-code.enum';
 import * as handling from './message-handling-error-code.enum';
 import * as optOut from './opt-out-error-code.enum';
+import * as credit from './credit-error-code.enum';
+import * as contactList from './contact-list-error-code.enum';
 import * as rateLimit from './rate-limit-error-code.enum';
 import * as run from './run-error-code.enum';
 import * as sendOutcome from './send-outcome-code.enum';
@@ -35,6 +37,8 @@ const ENUMS: ReadonlyMap<string, object> = new Map(
     handling,
     live,
     optOut,
+    credit,
+    contactList,
     rateLimit,
     run,
     sendOutcome,

@@ -4,6 +4,7 @@ import { AuthErrorCode } from './auth-error-code.enum';
 import { CallbackErrorCode } from './callback-error-code.enum';
 import { CampaignErrorCode } from './campaign-error-code.enum';
 import { CredentialErrorCode } from './credential-error-code.enum';
+import { CreditErrorCode } from './credit-error-code.enum';
 import { DeadLetterErrorCode } from './dead-letter-error-code.enum';
 import { GatewayErrorCode } from './gateway-error-code.enum';
 import { HttpErrorCode } from './http-error-code.enum';
@@ -11,6 +12,7 @@ import { IdempotencyErrorCode } from './idempotency-error-code.enum';
 import { LiveErrorCode } from './live-error-code.enum';
 import { DecodeErrorCode, MessageHandlingErrorCode } from './message-handling-error-code.enum';
 import { OptOutErrorCode } from './opt-out-error-code.enum';
+import { ContactListErrorCode } from './contact-list-error-code.enum';
 import { RateLimitErrorCode } from './rate-limit-error-code.enum';
 import { MessageErrorCode, RunErrorCode } from './run-error-code.enum';
 import { SendOutcomeCode } from './send-outcome-code.enum';
@@ -32,8 +34,10 @@ export type ErrorCode =
   | RunErrorCode
   | MessageErrorCode
   | CredentialErrorCode
+  | CreditErrorCode
   | ApiKeyErrorCode
   | OptOutErrorCode
+  | ContactListErrorCode
   | IdempotencyErrorCode
   | DeadLetterErrorCode
   | SubscriberErrorCode
@@ -75,8 +79,15 @@ export const ERROR_CODE_AREAS: readonly ErrorCodeArea[] = [
   { area: 'Runs', name: 'RunErrorCode', codes: RunErrorCode, prefix: 'RUN_' },
   { area: 'Messages', name: 'MessageErrorCode', codes: MessageErrorCode, prefix: 'MESSAGE_' },
   { area: 'Credentials', name: 'CredentialErrorCode', codes: CredentialErrorCode, prefix: 'CREDENTIAL_' },
+  { area: 'Credits', name: 'CreditErrorCode', codes: CreditErrorCode, prefix: 'CREDIT_' },
   { area: 'API keys', name: 'ApiKeyErrorCode', codes: ApiKeyErrorCode, prefix: 'API_KEY_' },
   { area: 'Opt-outs', name: 'OptOutErrorCode', codes: OptOutErrorCode, prefix: 'OPT_OUT_' },
+  {
+    area: 'Contact lists',
+    name: 'ContactListErrorCode',
+    codes: ContactListErrorCode,
+    prefix: 'CONTACT_LIST_',
+  },
   {
     area: 'Idempotency keys',
     name: 'IdempotencyErrorCode',

@@ -29,4 +29,8 @@ export enum SendOutcomeCode {
   ProviderDisabled = 'PROVIDER_DISABLED',
   /** The credential's config.baseUrl is not an endpoint this deployment allows for its provider. */
   EndpointNotAllowed = 'ENDPOINT_NOT_ALLOWED',
+  /** Not sent: the tenant's credit balance on the channel does not cover the message (single send). */
+  CreditsExhausted = 'CREDITS_EXHAUSTED',
+  /** Not sent: the tenant's daily or monthly message quota is used up (single send). */
+  QuotaExhausted = 'QUOTA_EXHAUSTED',
 }

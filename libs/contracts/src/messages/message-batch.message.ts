@@ -13,6 +13,7 @@ import {
   IsString,
   Length,
   Matches,
+  Max,
   MaxLength,
   Min,
   ValidateNested,
@@ -20,6 +21,12 @@ import {
 import { Channel } from '../enums/channel.enum';
 import { IsStringRecord } from '../validation/is-string-record.validator';
 import { MessageContentV1 } from './message-content.message';
+
+/**
+ * A campaign's priority (campaigns.priority, chk_campaigns_priority): its weight in its credential's
+ * fair share between campaigns and the order of due runs. Campaigns without one have the default.
+ */
+export const CAMPAIGN_PRIORITY = { min: 1, max: 10, default: 1 } as const;
 
 export enum SendLane {
   Bulk = 'bulk',
@@ -78,6 +85,17 @@ export class MessageBatchV1 {
   @IsString()
   @Length(1, 64)
   credentialId!: string;
+
+  /**
+   * The campaign's priority (CAMPAIGN_PRIORITY, 1..10) as the expander last read it: its weight in
+   * the credential's fair share between campaigns. Absent (batches of older expanders, single sends)
+   * counts as the default, 1.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(CAMPAIGN_PRIORITY.min)
+  @Max(CAMPAIGN_PRIORITY.max)
+  priority?: number;
 
   @IsEnum(Channel)
   channel!: Channel;

@@ -62,6 +62,17 @@ describe('decodeMessage', () => {
     }
   });
 
+  it("takes a batch's campaign priority as optional, 1..10", () => {
+    expect(decodeMessage(MessageBatchV1, JSON.stringify(batch)).ok).toBe(true);
+    const ten = decodeMessage(MessageBatchV1, JSON.stringify({ ...batch, priority: 10 }));
+    expect(ten.ok && ten.value.priority).toBe(10);
+    for (const priority of [0, 11, 1.5, '2']) {
+      const result = decodeMessage(MessageBatchV1, JSON.stringify({ ...batch, priority }));
+      expect(result).toMatchObject({ ok: false, code: 'SCHEMA_VIOLATION' });
+      if (!result.ok) expect(new Set(result.issues.map((i) => i.field))).toEqual(new Set(['priority']));
+    }
+  });
+
   it('refuses, without throwing, a shape class-transformer cannot read', () => {
     // plainToInstance throws on a nested "constructor" key; thrown, it would stop the partition.
     const poison = JSON.stringify({

@@ -298,6 +298,28 @@ describe('parseMittoCallback', () => {
     });
   });
 
+  it('reads the query parameters of a report (undelivered is a failure)', () => {
+    const [event] = ok(
+      parseMittoCallback(
+        {
+          id: 'm-2',
+          reference: '10',
+          to: '4915100000010',
+          status: 'undelivered',
+          code: 'UNDELIVERABLE',
+          timestamp: '2026-02-03T04:05:06.000Z',
+        },
+        context(Provider.Mitto),
+      ),
+    ).events;
+    expect(event?.status).toMatchObject({
+      messageId: '10',
+      providerMessageId: 'm-2',
+      status: MessageStatus.Failed,
+      errorCode: 'UNDELIVERABLE',
+    });
+  });
+
   it('names what is wrong', () => {
     expect(
       issues(

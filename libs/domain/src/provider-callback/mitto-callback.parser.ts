@@ -19,15 +19,17 @@ const STATUSES: ReadonlyMap<string, ProviderReportedStatus> = new Map([
   ['sent', MessageStatus.Sent],
   ['delivered', MessageStatus.Delivered],
   ['failed', MessageStatus.Failed],
+  ['undelivered', MessageStatus.Failed],
 ]);
 
 /**
- * Reads a Mitto delivery report in our agreed JSON shape (docs/provider-shapes.md):
- * `{reference, id, status: delivered|failed, code?, timestamp}`, one report per post.
+ * Reads the parameters of one Mitto delivery report (query string of a GET, or query and form of a
+ * POST, docs/provider-shapes.md): `id`, `reference` (our message id), `status`
+ * (delivered|undelivered|failed, or sent), `code` (on failure) and `timestamp` (ISO 8601).
  */
-export function parseMittoCallback(body: unknown, context: CallbackContext): CallbackParse {
+export function parseMittoCallback(params: unknown, context: CallbackContext): CallbackParse {
   const read = new FieldReader();
-  const report = read.record(body, '(body)');
+  const report = read.record(params, '(query)');
   if (report === undefined) return { ok: false, issues: read.issues };
   const providerMessageId = read.text(report['id'], 'id', 256);
   const reported = read.text(report['status'], 'status', 32);

@@ -131,6 +131,21 @@ describe('ProviderEndpointPolicy', () => {
     expect(rules.defaultBaseUrl(Provider.WhatsAppCloud)).toBe('https://graph.facebook.com');
     expect(rules.defaultBaseUrl(Provider.Ses)).toBeUndefined();
     expect(rules.defaultBaseUrl(Provider.Simulator)).toBe('http://sim.internal:3005');
+    expect(rules.defaultBaseUrl(Provider.Mitto)).toBe('https://rest.mittoapi.net');
+  });
+
+  it("allows Mitto's geo-resolved, regional and .com endpoints by default", () => {
+    const rules = policy();
+    for (const url of [
+      'https://rest.mittoapi.net',
+      'https://rest-fra.mittoapi.net',
+      'https://rest.mittoapi.com',
+    ]) {
+      expect(rules.endpointProblem(Provider.Mitto, url)).toBeUndefined();
+    }
+    expect(rules.endpointProblem(Provider.Mitto, 'https://mittoapi.net.example.org')).toContain(
+      'must be one of',
+    );
   });
 
   it('enables the simulator only when the deployment says so, and trusts only enabled origins', () => {

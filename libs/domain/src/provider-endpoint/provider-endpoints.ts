@@ -13,7 +13,8 @@ export const DEFAULT_PROVIDER_ENDPOINTS: Readonly<Record<Provider, readonly stri
   [Provider.Twilio]: ['https://api.twilio.com'],
   // SES v2 has one endpoint per region: email.<region>.amazonaws.com.
   [Provider.Ses]: ['https://email.*.amazonaws.com'],
-  [Provider.Mitto]: ['https://rest.mittoapi.com'],
+  // Mitto's geo-resolved endpoint (the default), its regional ones (rest-fra...) and rest.mittoapi.com.
+  [Provider.Mitto]: ['https://rest.mittoapi.net', 'https://*.mittoapi.net', 'https://rest.mittoapi.com'],
   [Provider.Simulator]: ['http://127.0.0.1:3005'],
 };
 

@@ -7,6 +7,14 @@ const R = (reason: FailureReason, congestion = false): Expectation => [reason, '
 const P = (reason: FailureReason): Expectation => [reason, 'permanent', false];
 
 const EXPECTED: Record<string, Expectation> = {
+  '1': R(ProviderError),
+  '2': P(Rejected),
+  '3': P(Rejected),
+  '4': P(Rejected),
+  '5': P(Rejected),
+  '6': P(Rejected),
+  '7': P(InvalidRecipient),
+  '8': P(InvalidRecipient),
   THROTTLED: R(Throttled, true),
   TEMPORARY_ERROR: R(ProviderError),
   INVALID_NUMBER: P(InvalidRecipient),

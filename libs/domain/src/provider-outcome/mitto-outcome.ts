@@ -11,10 +11,19 @@ const retry = (reason: FailureReason, congestion = false): FailureRule => ({
 const fail = (reason: FailureReason): FailureRule => ({ reason, retryable: false });
 
 /**
- * Codes of rejected items in a Mitto bulk answer (`results[].code`). Only THROTTLED and
- * TEMPORARY_ERROR are worth retrying; any other code, known or not, is permanent.
+ * Mitto's codes: the `responseCode` of a send answer (0 = sent; 1 internal error, worth retrying;
+ * 2-6 bad type, text or sender; 7-8 empty or invalid receiver) and the codes of delivery reports.
+ * Only 1, THROTTLED and TEMPORARY_ERROR are worth retrying; any other code, known or not, is permanent.
  */
 const MITTO_ITEM_RULES = ruleTable({
+  '1': retry(ProviderError),
+  '2': fail(Rejected),
+  '3': fail(Rejected),
+  '4': fail(Rejected),
+  '5': fail(Rejected),
+  '6': fail(Rejected),
+  '7': fail(InvalidRecipient),
+  '8': fail(InvalidRecipient),
   THROTTLED: retry(Throttled, true),
   TEMPORARY_ERROR: retry(ProviderError),
   INVALID_NUMBER: fail(InvalidRecipient),
@@ -41,13 +50,13 @@ export function mittoItemRule(code: string): FailureRule {
 /** Every item code with a rule of its own (for tests and documentation). */
 export const MITTO_ITEM_CODES: readonly string[] = [...MITTO_ITEM_RULES.keys()];
 
-/** Classifies one rejected item of a bulk answer; `code` is required by the shape, REJECTED if absent. */
+/** Classifies one refused send by Mitto's code (a non-zero `responseCode`); REJECTED if absent. */
 export function classifyMittoItem(code: string | undefined, message: string | undefined): ProviderFailure {
   const named = code === undefined || code === '' ? 'REJECTED' : code;
   return failureFrom(mittoItemRule(named), { code: named, detail: message });
 }
 
-/** Classifies an unsuccessful answer to a whole bulk request by its status (its `code`, if any, is kept). */
+/** Classifies an unsuccessful answer by its status (429, 5xx...; its `code`, if any, is kept). */
 export function classifyMittoRequestError(answer: ErrorAnswer): ProviderFailure {
   return classifyErrorAnswer(undefined, answer);
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ALL_SCOPES, AuthErrorCode } from '@ums/contracts';
+import { AuthErrorCode, OPERATOR_SCOPES } from '@ums/contracts';
 import { UnauthenticatedError } from '../errors/coded-error';
 import { parseBearerToken, sameDigest, sha256Hex } from './api-key-token';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -13,7 +13,12 @@ type Resolution =
   | { readonly principal: Principal; readonly expiresAtMs: number | null }
   | { readonly refusal: { readonly code: AuthErrorCode; readonly message: string } };
 
-const OPERATOR: Principal = { kind: 'operator', id: 'operator', tenantId: null, scopes: new Set(ALL_SCOPES) };
+const OPERATOR: Principal = {
+  kind: 'operator',
+  id: 'operator',
+  tenantId: null,
+  scopes: new Set(OPERATOR_SCOPES),
+};
 const JWT_CACHE_MS = 60_000;
 const MAX_HEADER_LENGTH = 16_384;
 

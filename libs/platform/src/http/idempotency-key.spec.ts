@@ -1,6 +1,11 @@
 import { IdempotencyErrorCode } from '@ums/contracts';
 import { InvalidInputError } from '../errors/coded-error';
-import { idempotencyKeyOf, requestFingerprint } from './idempotency-key';
+import {
+  idempotencyKeyOf,
+  idempotencyRouteOf,
+  MAX_IDEMPOTENCY_ROUTE_CHARS,
+  requestFingerprint,
+} from './idempotency-key';
 
 /** The refusal idempotencyKeyOf throws for `header` (fails the test if it throws none). */
 function refusal(header: string | string[]): InvalidInputError {
@@ -64,5 +69,36 @@ describe('requestFingerprint', () => {
 
   it('takes a request without a body as null', () => {
     expect(requestFingerprint(undefined)).toBe(requestFingerprint(null));
+  });
+});
+
+describe('idempotencyRouteOf', () => {
+  it('keeps a route without path parameters as declared, whatever the query', () => {
+    expect(idempotencyRouteOf('POST', '/v1/campaigns', '/v1/campaigns?x=1')).toBe('POST /v1/campaigns');
+  });
+
+  it('keys a route with path parameters on the path requested, without its query', () => {
+    const declared = '/v1/campaigns/:campaignId/test-sends';
+    const a = idempotencyRouteOf('POST', declared, '/v1/campaigns/cmp_A/test-sends?dry=1');
+    expect(a).toBe('POST /v1/campaigns/cmp_A/test-sends');
+    expect(idempotencyRouteOf('POST', declared, '/v1/campaigns/cmp_B/test-sends')).not.toBe(a);
+  });
+
+  it('hashes a path too long for the column, or not plain ASCII, keeping paths apart', () => {
+    const declared = '/v1/campaigns/:campaignId/test-sends';
+    const long = (id: string): string =>
+      idempotencyRouteOf('POST', declared, `/v1/campaigns/${id}/test-sends`);
+    const [a, b] = [long('a'.repeat(90)), long(`${'a'.repeat(89)}b`)];
+    for (const route of [a, b]) {
+      expect(route.length).toBeLessThanOrEqual(MAX_IDEMPOTENCY_ROUTE_CHARS);
+      expect(route).toMatch(/^POST \/v1\/campaigns\/:campaignId\/test-sends#[A-Za-z0-9_-]{43}$/);
+    }
+    expect(a).not.toBe(b);
+    const spaced = idempotencyRouteOf('POST', declared, '/v1/campaigns/a b/test-sends');
+    expect(spaced).toMatch(/#[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('uses the path when the route is not known', () => {
+    expect(idempotencyRouteOf('POST', undefined, '/v1/things?x=1')).toBe('POST /v1/things');
   });
 });

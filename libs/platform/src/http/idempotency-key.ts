@@ -44,3 +44,25 @@ export function requestFingerprint(body: unknown): string {
     .update(canonicalJson(body ?? null) as string, 'utf8')
     .digest('hex');
 }
+
+/** The characters of `idempotency_keys.route` (VARCHAR(100), ASCII). */
+export const MAX_IDEMPOTENCY_ROUTE_CHARS = 100;
+/** A path kept as it is: printable ASCII without spaces. */
+const PLAIN_PATH = /^[\x21-\x7e]*$/;
+
+/**
+ * What a key is kept under besides the tenant: the route as declared (`POST /v1/campaigns`) when it
+ * has no path parameters, else the path the server received, without the query
+ * (`POST /v1/campaigns/cmp_1/test-sends`), so that one key sent to two campaigns names two requests.
+ * A path too long for the column, or not printable ASCII, is kept as the declared route (cut) and
+ * `#` with the SHA-256 (base64url) of the method and path. Without a declared route, the path.
+ */
+export function idempotencyRouteOf(method: string, declared: string | undefined, url: string): string {
+  const path = url.split('?')[0] ?? '';
+  if (declared !== undefined && !/[:*]/.test(declared)) return `${method} ${declared}`;
+  const route = `${method} ${path}`;
+  if (route.length <= MAX_IDEMPOTENCY_ROUTE_CHARS && PLAIN_PATH.test(path)) return route;
+  const hash = createHash('sha256').update(route, 'utf8').digest('base64url');
+  const prefix = `${method} ${declared ?? ''}`.slice(0, MAX_IDEMPOTENCY_ROUTE_CHARS - hash.length - 1);
+  return `${prefix}#${hash}`;
+}

@@ -5,7 +5,10 @@ import { selectRows, writeRows } from '../mysql/typed-rows';
 /** Which request a key names: the tenant's key on one route. */
 export interface IdempotencyTarget {
   readonly tenantId: string;
-  /** `METHOD /path` as the route is declared, e.g. `POST /v1/campaigns`. */
+  /**
+   * `METHOD /path` as the route is declared (`POST /v1/campaigns`), or as requested for a route with
+   * path parameters (`POST /v1/campaigns/cmp_1/test-sends`): idempotencyRouteOf.
+   */
   readonly route: string;
   readonly key: string;
 }

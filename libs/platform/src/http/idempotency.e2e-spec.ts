@@ -278,6 +278,34 @@ describe('Idempotency-Key on create routes (scheduler and dispatcher processes)'
     expect((await call(credentials, credentials.body(name, 'a'), key)).status).toBe(201);
   });
 
+  it('keys a route with path parameters on the path: one key to two campaigns is two requests', async () => {
+    const campaign = ROUTES[0] as CreateRoute;
+    const newCampaign = async (label: string): Promise<string> => {
+      const answer = await call(campaign, campaign.body(mark(label), 'a'));
+      expect(answer.status).toBe(201);
+      return String(answer.body['id']);
+    };
+    const [a, b] = [await newCampaign('path-a'), await newCampaign('path-b')];
+    const key = `k-${mark('path')}`;
+    const body = { recipients: [{ to: '+4915100000001', variables: { name: 'Ada' } }] };
+    const testSend = (campaignId: string): Promise<JsonAnswer> =>
+      jsonCall(scheduler.url, 'POST', `/v1/campaigns/${campaignId}/test-sends`, body, keys.a, {
+        'idempotency-key': key,
+      });
+    const first = await testSend(a);
+    expect([first.status, first.body['campaignId']]).toEqual([202, a]);
+    const other = await testSend(b);
+    expect([other.status, other.body['campaignId']]).toEqual([202, b]);
+    expect(other.body['id']).not.toEqual(first.body['id']);
+    // The same path again is a retry: the first answer, nothing new.
+    expect((await testSend(a)).body).toEqual(first.body);
+    const rows = (await ds.query(
+      'SELECT campaign_id AS campaignId FROM test_sends WHERE campaign_id IN (?, ?) ORDER BY id',
+      [a, b],
+    )) as { campaignId: string }[];
+    expect(rows.map((r) => r.campaignId)).toEqual([a, b]);
+  });
+
   it('stores answers sealed: a created key token is not in the table', async () => {
     const name = mark('sealed');
     const answer = await call(apiKeys, { name }, `k-${name}`);

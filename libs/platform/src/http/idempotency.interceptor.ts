@@ -12,7 +12,7 @@ import { Reflector } from '@nestjs/core';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/auth.decorators';
 import { requireTenant } from '../auth/principal';
-import { idempotencyKeyOf, requestFingerprint } from './idempotency-key';
+import { idempotencyKeyOf, idempotencyRouteOf, requestFingerprint } from './idempotency-key';
 import { type IdempotentRequest, IdempotencyService } from './idempotency.service';
 
 /** What the interceptor reads of a Fastify request. */
@@ -25,8 +25,8 @@ interface IdempotencyHttpRequest extends AuthenticatedRequest {
 }
 
 /**
- * Runs a create route at most once per `Idempotency-Key` (of the caller's tenant, on this route), per
- * IdempotencyService; a request without the header runs as usual. The guard has run before (the tenant
+ * Runs a create route at most once per `Idempotency-Key` (of the caller's tenant, on this route and,
+ * for a route with path parameters, this path: see idempotencyRouteOf), per IdempotencyService; a request without the header runs as usual. The guard has run before (the tenant
  * is the principal's), the validation pipe after: the key is checked, and claimed, before the body is.
  */
 @Injectable()
@@ -43,7 +43,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (http.principal === undefined) throw new Error('@Idempotent() on a route without @Requires');
     const request: IdempotentRequest = {
       tenantId: requireTenant(http.principal),
-      route: `${http.method} ${http.routeOptions?.url ?? http.url.split('?')[0] ?? ''}`,
+      route: idempotencyRouteOf(http.method, http.routeOptions?.url, http.url),
       key,
       requestHash: requestFingerprint(http.body),
     };

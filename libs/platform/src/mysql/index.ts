@@ -1,5 +1,6 @@
 export * from './data-source-options';
 export * from './json-rows';
+export * from './message-archive.sql';
 export * from './migration-runner';
 export * from './migrations';
 export * from './mysql-connection-settings';

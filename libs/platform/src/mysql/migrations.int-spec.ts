@@ -42,6 +42,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'source_request_id',
     'created_at',
     'updated_at',
+    'priority',
   ],
   audience_imports: [
     'id',
@@ -89,6 +90,9 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'finished_at',
     'created_at',
     'updated_at',
+    'pause_reason',
+    'segments',
+    'charged',
   ],
   messages: [
     'id',
@@ -115,6 +119,9 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'failed_at',
     'created_at',
     'updated_at',
+    'segments',
+    'encoding',
+    'charge',
   ],
   subscribers: [
     'id',
@@ -164,6 +171,8 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'skipped',
     'batches_finished',
     'created_at',
+    'segments',
+    'charged',
   ],
   dead_letters: [
     'id',
@@ -253,6 +262,101 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'timeouts',
     'decreases',
   ],
+  status_refresh_requests: [
+    'id',
+    'run_id',
+    'tenant_id',
+    'requested_by',
+    'requested_at',
+    'cursor_state',
+    'cursor_id',
+    'finished_at',
+    'settled_sent',
+    'settled_delivered',
+    'settled_read',
+    'settled_failed',
+    'settled_not_received',
+    'unresolved',
+  ],
+  status_refresh_cursors: ['state', 'claimed_at', 'message_id', 'updated_at'],
+  credit_accounts: ['tenant_id', 'channel', 'balance', 'price', 'created_at', 'updated_at'],
+  credit_quotas: ['tenant_id', 'daily_limit', 'monthly_limit', 'updated_at'],
+  credit_quota_usage: ['tenant_id', 'period', 'used'],
+  contact_lists: [
+    'id',
+    'tenant_id',
+    'name',
+    'channel',
+    'default_country',
+    'member_count',
+    'created_at',
+    'updated_at',
+  ],
+  contact_list_members: ['id', 'list_id', 'address', 'variables', 'line_no', 'import_id', 'created_at'],
+  contact_list_imports: [
+    'id',
+    'list_id',
+    'source',
+    'state',
+    'rows_read',
+    'rows_accepted',
+    'rows_rejected',
+    'rows_duplicate',
+    'error',
+    'started_at',
+    'finished_at',
+    'created_at',
+    'updated_at',
+  ],
+  contact_list_rejects: ['id', 'import_id', 'line_no', 'reason', 'raw'],
+  credit_ledger: [
+    'id',
+    'tenant_id',
+    'channel',
+    'kind',
+    'amount',
+    'balance_after',
+    'messages',
+    'units',
+    'run_id',
+    'reference',
+    'actor',
+    'created_at',
+  ],
+  test_sends: ['id', 'tenant_id', 'campaign_id', 'request_id', 'actor', 'created_at'],
+  test_send_messages: ['test_send_id', 'position', 'recipient', 'message_id'],
+  // `messages` column for column, then archived_at (the test 'keeps messages_archive ...' compares types too).
+  messages_archive: [
+    'id',
+    'run_id',
+    'campaign_id',
+    'tenant_id',
+    'contact_id',
+    'channel',
+    'credential_id',
+    'recipient',
+    'lane',
+    'state',
+    'claim_token',
+    'claimed_at',
+    'attempts',
+    'reason',
+    'error_code',
+    'error_text',
+    'idempotency_key',
+    'content',
+    'sent_at',
+    'delivered_at',
+    'read_at',
+    'failed_at',
+    'created_at',
+    'updated_at',
+    'segments',
+    'encoding',
+    'charge',
+    'archived_at',
+  ],
+  message_provider_ids_archive: ['message_id', 'provider_message_id'],
 };
 const SCHEMA_TABLES = Object.keys(EXPECTED_COLUMNS).sort();
 
@@ -274,6 +378,12 @@ const ALL_MIGRATION_NAMES = [
   'IdempotencyKeys1765000000000',
   'RunEvents1765100000000',
   'CredentialRateSeconds1765200000000',
+  'CreditsAndSegments1765300000000',
+  'CampaignPriority1765320000000',
+  'ContactLists1765330000000',
+  'TestSends1765340000000',
+  'StatusRefresh1765350000000',
+  'MessagesArchive1765360000000',
 ];
 
 /** Unique keys (PRIMARY included) as "name(col,col)". */
@@ -304,6 +414,20 @@ const EXPECTED_UNIQUE_KEYS: Record<string, string[]> = {
   idempotency_keys: ['PRIMARY(tenant_id,route,idem_key)'],
   run_events: ['PRIMARY(id)'],
   credential_rate_seconds: ['PRIMARY(credential_id,second_at)'],
+  status_refresh_requests: ['PRIMARY(id)'],
+  status_refresh_cursors: ['PRIMARY(state)'],
+  credit_accounts: ['PRIMARY(tenant_id,channel)'],
+  credit_quotas: ['PRIMARY(tenant_id)'],
+  credit_quota_usage: ['PRIMARY(tenant_id,period)'],
+  contact_lists: ['PRIMARY(id)'],
+  contact_list_members: ['PRIMARY(id)', 'uq_contact_list_members_list_address(list_id,address)'],
+  contact_list_imports: ['PRIMARY(id)'],
+  contact_list_rejects: ['PRIMARY(id)'],
+  credit_ledger: ['PRIMARY(id)', 'uq_credit_ledger_reference(tenant_id,channel,kind,reference)'],
+  test_sends: ['PRIMARY(id)', 'uq_test_sends_request(tenant_id,campaign_id,request_id)'],
+  test_send_messages: ['PRIMARY(test_send_id,position)'],
+  messages_archive: ['PRIMARY(id)'],
+  message_provider_ids_archive: ['PRIMARY(message_id)'],
 };
 
 /** Secondary (non-unique) indexes the pollers, cursors and lookups rely on. */
@@ -338,12 +462,35 @@ const EXPECTED_INDEXES: Record<string, string[]> = {
   idempotency_keys: ['idx_idempotency_keys_expires(expires_at)'],
   run_events: ['idx_run_events_unpublished(published_at,id)', 'idx_run_events_run(run_id,id)'],
   credential_rate_seconds: ['idx_credential_rate_seconds_at(second_at)'],
+  status_refresh_requests: [
+    'idx_status_refresh_requests_open(finished_at,id)',
+    'idx_status_refresh_requests_run(run_id,id)',
+  ],
+  credit_ledger: ['idx_credit_ledger_account(tenant_id,channel,id)'],
+  contact_lists: ['idx_contact_lists_tenant(tenant_id,id)'],
+  contact_list_members: ['idx_contact_list_members_list_id(list_id,id)'],
+  contact_list_imports: [
+    'idx_contact_list_imports_list(list_id,id)',
+    'idx_contact_list_imports_state(state,updated_at)',
+  ],
+  contact_list_rejects: ['idx_contact_list_rejects_import_line(import_id,line_no)'],
+  test_sends: [
+    'idx_test_sends_campaign(campaign_id,id)',
+    'idx_test_sends_tenant_created(tenant_id,created_at)',
+  ],
+  messages_archive: [
+    'idx_messages_archive_archived_at(archived_at)',
+    'idx_messages_archive_run(run_id,id)',
+    'idx_messages_archive_tenant_idempotency(tenant_id,idempotency_key)',
+  ],
+  message_provider_ids_archive: ['idx_message_provider_ids_archive_provider(provider_message_id)'],
 };
 
 /** Foreign keys as "table.fk_name". Deliberately none on the bulk-written tables. */
 const EXPECTED_FOREIGN_KEYS = [
   'audience_imports.fk_audience_imports_campaign',
   'campaigns.fk_campaigns_credential',
+  'contact_list_imports.fk_contact_list_imports_list',
   'runs.fk_runs_campaign',
 ];
 
@@ -542,6 +689,7 @@ describe('initial schema migration', () => {
     expect(names).toEqual(
       expect.arrayContaining([
         'chk_campaigns_state',
+        'chk_campaigns_priority',
         'chk_audience_imports_state',
         'chk_runs_state',
         'chk_messages_state',
@@ -551,6 +699,12 @@ describe('initial schema migration', () => {
         'chk_dead_letters_value_encoding',
         'chk_idempotency_keys_state',
         'chk_run_events_event',
+        'chk_credit_accounts_channel',
+        'chk_credit_accounts_balance',
+        'chk_credit_ledger_channel',
+        'chk_credit_ledger_kind',
+        'chk_contact_lists_channel',
+        'chk_contact_list_imports_state',
       ]),
     );
   });
@@ -646,6 +800,31 @@ describe('initial schema migration', () => {
     await insertDelivery();
     await expectErrno(insertDelivery(), [DUPLICATE_KEY_ERRNO]);
 
+    // Credits: balances never go negative, ledger kinds are closed, a reference is used once per kind.
+    await ds.query(
+      `INSERT INTO credit_accounts (tenant_id, channel, balance, price) VALUES ('t1', 'sms', 5, 2)`,
+    );
+    await expectErrno(
+      ds.query(`UPDATE credit_accounts SET balance = balance - 6 WHERE tenant_id = 't1'`),
+      CHECK_VIOLATION_ERRNOS,
+    );
+    await expectErrno(
+      ds.query(`INSERT INTO credit_accounts (tenant_id, channel) VALUES ('t1', 'fax')`),
+      CHECK_VIOLATION_ERRNOS,
+    );
+    const insertLedger = (kind: string, reference: string | null) =>
+      ds.query(
+        `INSERT INTO credit_ledger (tenant_id, channel, kind, amount, balance_after, reference)
+         VALUES ('t1', 'sms', ?, 5, 5, ?)`,
+        [kind, reference],
+      );
+    await expectErrno(insertLedger('BOGUS', null), CHECK_VIOLATION_ERRNOS);
+    await insertLedger('TOP_UP', 'order-1');
+    await expectErrno(insertLedger('TOP_UP', 'order-1'), [DUPLICATE_KEY_ERRNO]);
+    await insertLedger('ADJUST', 'order-1');
+    await insertLedger('REFUND', null);
+    await insertLedger('REFUND', null);
+
     // Defaults are UTC timestamps, whatever the session time zone (one pinned connection for SET).
     const runner = ds.createQueryRunner();
     try {
@@ -659,6 +838,21 @@ describe('initial schema migration', () => {
       await runner.query(`SET time_zone = DEFAULT`);
       await runner.release();
     }
+  });
+
+  it('keeps messages_archive column for column like messages (names, types, order), then archived_at', async () => {
+    // A migration that changes `messages` must change `messages_archive` alike (see migrations/index.ts):
+    // the archiver copies rows column for column.
+    const rows = await columns();
+    const shape = (table: string) =>
+      rows
+        .filter((row) => row.table_name === table)
+        .map((row) => `${row.column_name} ${row.column_type} ${row.is_nullable}`);
+    const archive = shape('messages_archive');
+    expect(archive.at(-1)).toMatch(/^archived_at datetime\(3\) NO$/);
+    expect(archive.slice(0, -1)).toEqual(shape('messages'));
+    // Ids come from `messages`: the archive assigns none.
+    expect(rows.find((r) => r.table_name === 'messages_archive' && r.column_name === 'id')?.extra).toBe('');
   });
 
   it('reverts every table, leaving only the migrations bookkeeping table', async () => {

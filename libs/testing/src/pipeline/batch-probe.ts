@@ -24,6 +24,8 @@ export interface ObservedBatch {
   readonly seq: number;
   readonly epoch: number;
   readonly size: number;
+  /** The campaign priority the batch carries (absent: the default, 1). */
+  readonly priority: number | undefined;
   /** Kafka append time (ms): when the expander published it. */
   readonly appendedAt: number;
 }
@@ -120,6 +122,7 @@ export class BatchProbe {
       seq: batch.seq,
       epoch: batch.leaseEpoch,
       size: ids.length,
+      priority: batch.priority,
       appendedAt,
     });
   }

@@ -14,7 +14,18 @@ import { MessagesFixedWidth1764900000000 } from './1764900000000-messages-fixed-
 import { IdempotencyKeys1765000000000 } from './1765000000000-idempotency-keys.migration';
 import { RunEvents1765100000000 } from './1765100000000-run-events.migration';
 import { CredentialRateSeconds1765200000000 } from './1765200000000-credential-rate-seconds.migration';
+import { CreditsAndSegments1765300000000 } from './1765300000000-credits-and-segments.migration';
+import { CampaignPriority1765320000000 } from './1765320000000-campaign-priority.migration';
+import { ContactLists1765330000000 } from './1765330000000-contact-lists.migration';
+import { TestSends1765340000000 } from './1765340000000-test-sends.migration';
+import { StatusRefresh1765350000000 } from './1765350000000-status-refresh.migration';
+import { MessagesArchive1765360000000 } from './1765360000000-messages-archive.migration';
 
+/*
+ * `messages_archive` is `messages` column for column (names, types, order), then `archived_at`: a
+ * migration that adds, changes or drops a column of `messages` must do the same to `messages_archive`
+ * (a new column goes before `archived_at`: ADD COLUMN ... AFTER). migrations.int-spec.ts checks it.
+ */
 /** Every migration in order; append new ones, never edit or remove landed ones. */
 export const allMigrations = [
   InitialSchema1763790000000,
@@ -33,4 +44,10 @@ export const allMigrations = [
   IdempotencyKeys1765000000000,
   RunEvents1765100000000,
   CredentialRateSeconds1765200000000,
+  CreditsAndSegments1765300000000,
+  CampaignPriority1765320000000,
+  ContactLists1765330000000,
+  TestSends1765340000000,
+  StatusRefresh1765350000000,
+  MessagesArchive1765360000000,
 ];
