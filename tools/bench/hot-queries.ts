@@ -19,16 +19,16 @@ import type { DatabaseQuery } from './database-query';
 
 /**
  * The statements on the message tables that run per message, per batch, per page or per tick, as the
- * services issue them (the archiver's from libs/platform message-archive.sql.ts itself; the others
- * restated here from their repositories, named in each), with sample arguments. The query-plan bench
- * (`npm run bench -- --only query-plans`, 10 million messages) and its int-spec EXPLAIN each one and
- * fail when a large table would be scanned.
+ * services issue them (the archiver's from libs/platform message-archive.sql.ts itself, over the
+ * columns the database lists; the others restated here from their repositories, named in each), with
+ * sample arguments. The query-plan bench (`npm run bench -- --only query-plans`, 10 million messages)
+ * and its int-spec EXPLAIN each one and fail when a large table would be scanned.
  */
 export interface HotQuery {
   readonly name: string;
   /** Where the services run it. */
   readonly source: string;
-  readonly sql: string;
+  readonly sql: (sample: PlanSample) => string;
   readonly params: (sample: PlanSample) => unknown[];
   /** Table names or aliases (as EXPLAIN names them) that must be read through an index, never scanned. */
   readonly guarded: readonly string[];
@@ -46,37 +46,13 @@ export interface PlanSample {
   readonly archivedIds: readonly bigint[];
   readonly idempotencyKey: string;
   readonly tenantId: string;
+  /** Every column of `messages`, in order, as the archiver reads them from information_schema. */
+  readonly messageColumns: readonly string[];
 }
 
 const DAY_US = 86_400_000_000;
 const MESSAGE_STATES = ['PENDING', 'SENDING', 'SENT', 'DELIVERED', 'READ', 'FAILED', 'UNKNOWN', 'SKIPPED'];
 const FINISHED = ['COMPLETED', 'STOPPED', 'FAILED'];
-const MESSAGE_COLUMNS = [
-  'id',
-  'run_id',
-  'campaign_id',
-  'tenant_id',
-  'contact_id',
-  'channel',
-  'credential_id',
-  'recipient',
-  'lane',
-  'state',
-  'claim_token',
-  'claimed_at',
-  'attempts',
-  'reason',
-  'error_code',
-  'error_text',
-  'idempotency_key',
-  'content',
-  'sent_at',
-  'delivered_at',
-  'read_at',
-  'failed_at',
-  'created_at',
-  'updated_at',
-];
 const RUN_COLUMNS = `m.id, m.recipient, m.state, m.attempts,
   (SELECT p.provider_message_id FROM message_provider_ids p WHERE p.message_id = m.id) AS provider_message_id,
   m.reason, m.error_code, m.error_text, NULLIF(m.sent_at, ${NEVER_SQL}) AS sent_at, m.updated_at`;
@@ -88,7 +64,7 @@ const STATUS_COLUMNS: readonly JsonRowsColumn[] = [
 const allStatesPage = (limit: number): HotQuery => ({
   name: `run page, every state (limit ${limit})`,
   source: 'campaign-scheduler messages.repository runPageStatement (listing; CSV export pages of 5,000)',
-  sql: `SELECT ${RUN_COLUMNS}
+  sql: () => `SELECT ${RUN_COLUMNS}
           FROM (${MESSAGE_STATES.map(() => '(SELECT id FROM messages WHERE run_id = ? AND state = ? AND id > ? ORDER BY id LIMIT ?)').join(' UNION ALL ')}
                 ORDER BY id LIMIT ?) AS page
           JOIN messages m ON m.id = page.id
@@ -99,29 +75,17 @@ const allStatesPage = (limit: number): HotQuery => ({
 const archivedPage = (limit: number): HotQuery => ({
   name: `run page, archived part (limit ${limit})`,
   source: 'campaign-scheduler messages.repository archivedRunPageStatement',
-  sql: `SELECT ${ARCHIVED_RUN_COLUMNS} FROM messages_archive m FORCE INDEX (idx_messages_archive_run)
+  sql: () => `SELECT ${ARCHIVED_RUN_COLUMNS} FROM messages_archive m FORCE INDEX (idx_messages_archive_run)
          WHERE m.run_id = ? AND m.id > ? AND m.tenant_id = ? ORDER BY m.id LIMIT ?`,
   params: (s) => [s.oldRunId, 0n, s.tenantId, limit],
   guarded: ['m', 'p'],
 });
 
-/** Arguments that only shape the SQL text (id lists of one). */
-const SQL_ONLY: PlanSample = {
-  runId: 1n,
-  ids: [1n],
-  providerIds: ['x'],
-  recipient: 'x',
-  oldRunId: 1n,
-  archivedIds: [1n],
-  idempotencyKey: 'x',
-  tenantId: 'x',
-};
-
 export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'claim by id list',
     source: 'notification-sender message-claims.repository claim',
-    sql: `SELECT m.id, m.run_id, m.recipient, m.attempts, (SELECT r.state FROM runs r WHERE r.id = m.run_id) AS run_state,
+    sql: () => `SELECT m.id, m.run_id, m.recipient, m.attempts, (SELECT r.state FROM runs r WHERE r.id = m.run_id) AS run_state,
                  EXISTS (SELECT 1 FROM opt_outs o WHERE o.tenant_id = m.tenant_id AND o.channel = m.channel
                           AND o.address = m.recipient) AS opted_out
             FROM messages m FORCE INDEX (PRIMARY) WHERE m.id IN (?) AND m.state = 'PENDING'`,
@@ -131,7 +95,7 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'claim refresh by id list',
     source: 'notification-sender message-claims.repository refresh',
-    sql: `UPDATE messages FORCE INDEX (PRIMARY) SET claimed_at = UTC_TIMESTAMP(3)
+    sql: () => `UPDATE messages FORCE INDEX (PRIMARY) SET claimed_at = UTC_TIMESTAMP(3)
            WHERE id IN (?) AND claim_token = ? AND state = 'SENDING'`,
     params: (s) => [s.ids, 'token'],
     guarded: ['messages'],
@@ -139,7 +103,7 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'claim expiry sweep',
     source: 'notification-sender message-claims.repository expireClaims',
-    sql: `SELECT id, run_id FROM messages FORCE INDEX (idx_messages_state_claimed)
+    sql: () => `SELECT id, run_id FROM messages FORCE INDEX (idx_messages_state_claimed)
            WHERE state = 'SENDING' AND claimed_at < DATE_SUB(UTC_TIMESTAMP(3), INTERVAL ? MICROSECOND)
            ORDER BY claimed_at LIMIT ?`,
     params: () => [120_000_000, 500],
@@ -148,7 +112,7 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'status lock by id list',
     source: 'notification-sender status-updates.repository lockRows',
-    sql: `SELECT m.id, m.state, (SELECT p.provider_message_id FROM message_provider_ids p WHERE p.message_id = m.id)
+    sql: () => `SELECT m.id, m.state, (SELECT p.provider_message_id FROM message_provider_ids p WHERE p.message_id = m.id)
             FROM messages m FORCE INDEX (PRIMARY) WHERE m.id IN (?) ORDER BY m.id`,
     params: (s) => [s.ids],
     guarded: ['m', 'p'],
@@ -156,7 +120,7 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'status update by id list',
     source: 'notification-sender status-updates.repository updateRows',
-    sql: `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(STATUS_COLUMNS, 'v')} ON m.id = v.id
+    sql: () => `UPDATE messages m FORCE INDEX (PRIMARY) JOIN ${jsonRowsTable(STATUS_COLUMNS, 'v')} ON m.id = v.id
              SET m.state = 'DELIVERED', m.delivered_at = v.delivered_at, m.updated_at = UTC_TIMESTAMP(3)`,
     params: (s) => [
       jsonRows(
@@ -169,14 +133,14 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'provider id lookup',
     source: 'notification-sender status-updates.repository lockRows (callbacks naming the provider id only)',
-    sql: 'SELECT message_id FROM message_provider_ids WHERE provider_message_id IN (?)',
+    sql: () => 'SELECT message_id FROM message_provider_ids WHERE provider_message_id IN (?)',
     params: (s) => [s.providerIds],
     guarded: ['message_provider_ids'],
   },
   {
     name: 'late callback: archived provider id lookup',
     source: 'notification-sender archived-messages.repository archivedOf',
-    sql: `SELECT m.id, m.credential_id, p.provider_message_id
+    sql: () => `SELECT m.id, m.credential_id, p.provider_message_id
             FROM message_provider_ids_archive p JOIN messages_archive m ON m.id = p.message_id
            WHERE p.provider_message_id IN (?)`,
     params: (s) => [s.providerIds],
@@ -185,7 +149,7 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'late callback: archived id lookup',
     source: 'notification-sender archived-messages.repository archivedOf',
-    sql: 'SELECT m.id, m.credential_id FROM messages_archive m WHERE m.id IN (?)',
+    sql: () => 'SELECT m.id, m.credential_id FROM messages_archive m WHERE m.id IN (?)',
     params: (s) => [s.archivedIds],
     guarded: ['m'],
   },
@@ -194,7 +158,7 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'run page, one state',
     source: 'campaign-scheduler messages.repository runPageStatement',
-    sql: `SELECT ${RUN_COLUMNS} FROM messages m
+    sql: () => `SELECT ${RUN_COLUMNS} FROM messages m
            WHERE m.run_id = ? AND m.state = ? AND m.id > ? AND m.tenant_id = ? ORDER BY m.id LIMIT ?`,
     params: (s) => [s.runId, 'FAILED', 0n, s.tenantId, 101],
     guarded: ['m', 'p'],
@@ -202,7 +166,7 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'run page, one recipient',
     source: 'campaign-scheduler messages.repository runPageStatement',
-    sql: `SELECT ${RUN_COLUMNS} FROM messages m
+    sql: () => `SELECT ${RUN_COLUMNS} FROM messages m
            WHERE m.run_id = ? AND m.recipient = ? AND m.id > ? AND m.tenant_id = ? ORDER BY m.id LIMIT ?`,
     params: (s) => [s.runId, s.recipient, 0n, s.tenantId, 101],
     guarded: ['m', 'p'],
@@ -212,28 +176,28 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'message by id',
     source: 'campaign-scheduler messages.repository findById',
-    sql: `SELECT ${RUN_COLUMNS} FROM messages m WHERE m.id = ? AND m.tenant_id = ?`,
+    sql: () => `SELECT ${RUN_COLUMNS} FROM messages m WHERE m.id = ? AND m.tenant_id = ?`,
     params: (s) => [s.ids[0], s.tenantId],
     guarded: ['m', 'p'],
   },
   {
     name: 'message by id, archived',
     source: 'campaign-scheduler messages.repository findById',
-    sql: `SELECT ${ARCHIVED_RUN_COLUMNS} FROM messages_archive m WHERE m.id = ? AND m.tenant_id = ?`,
+    sql: () => `SELECT ${ARCHIVED_RUN_COLUMNS} FROM messages_archive m WHERE m.id = ? AND m.tenant_id = ?`,
     params: (s) => [s.archivedIds[0], s.tenantId],
     guarded: ['m', 'p'],
   },
   {
     name: 'single send by idempotency key',
     source: 'campaign-scheduler messages.repository findByIdempotencyKey, send-requests.repository',
-    sql: 'SELECT m.id, m.state FROM messages m WHERE m.tenant_id = ? AND m.idempotency_key = ?',
+    sql: () => 'SELECT m.id, m.state FROM messages m WHERE m.tenant_id = ? AND m.idempotency_key = ?',
     params: (s) => [s.tenantId, s.idempotencyKey],
     guarded: ['m'],
   },
   {
     name: 'single send by idempotency key, archived',
     source: 'campaign-scheduler messages.repository findByIdempotencyKey',
-    sql: `SELECT m.id FROM messages_archive m WHERE m.tenant_id = ? AND m.idempotency_key = ?
+    sql: () => `SELECT m.id FROM messages_archive m WHERE m.tenant_id = ? AND m.idempotency_key = ?
            ORDER BY m.id DESC LIMIT 1`,
     params: (s) => [s.tenantId, s.idempotencyKey],
     guarded: ['m'],
@@ -241,7 +205,7 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'run timeline stage counts',
     source: 'campaign-scheduler run-timeline.repository STAGE_COUNTS_SQL',
-    sql: `SELECT t.stage, COUNT(*) AS n
+    sql: () => `SELECT t.stage, COUNT(*) AS n
             FROM (SELECT s.stage, CASE s.stage WHEN 0 THEN m.sent_at ELSE m.delivered_at END AS at
                     FROM messages m FORCE INDEX (idx_messages_run_state)
                     STRAIGHT_JOIN (SELECT 0 AS stage UNION ALL SELECT 1) s
@@ -253,7 +217,7 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'run completion check',
     source: 'campaign-scheduler sweeper.repository completeFinishedRuns',
-    sql: `SELECT r.id FROM runs r WHERE r.state = 'RUNNING' AND r.expanded_at IS NOT NULL
+    sql: () => `SELECT r.id FROM runs r WHERE r.state = 'RUNNING' AND r.expanded_at IS NOT NULL
             AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.run_id = r.id AND m.state IN ('PENDING', 'SENDING'))
           LIMIT 100`,
     params: () => [],
@@ -262,14 +226,14 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'run counters read',
     source: 'campaign-scheduler runs.repository find',
-    sql: 'SELECT r.total, r.pending, r.sent, r.delivered, r.failed FROM runs r WHERE r.id = ?',
+    sql: () => 'SELECT r.total, r.pending, r.sent, r.delivered, r.failed FROM runs r WHERE r.id = ?',
     params: (s) => [s.runId],
     guarded: ['r'],
   },
   {
     name: 'retry-failed reset',
     source: 'campaign-scheduler runs.repository resetMessages',
-    sql: `UPDATE messages SET state = 'PENDING', updated_at = UTC_TIMESTAMP(3)
+    sql: () => `UPDATE messages SET state = 'PENDING', updated_at = UTC_TIMESTAMP(3)
            WHERE run_id = ? AND state = ? AND tenant_id = ?`,
     params: (s) => [s.runId, 'FAILED', s.tenantId],
     guarded: ['messages'],
@@ -277,14 +241,14 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'retry-failed archived check',
     source: 'campaign-scheduler runs.repository resetMessages',
-    sql: 'SELECT id FROM messages_archive WHERE run_id = ? LIMIT 1',
+    sql: () => 'SELECT id FROM messages_archive WHERE run_id = ? LIMIT 1',
     params: (s) => [s.runId],
     guarded: ['messages_archive'],
   },
   {
     name: 'expander pending contact range',
     source: 'batch-expander expansion.repository pendingInContactRange',
-    sql: `SELECT id, contact_id FROM messages
+    sql: () => `SELECT id, contact_id FROM messages
            WHERE run_id = ? AND contact_id > ? AND contact_id <= ? AND state = 'PENDING'`,
     params: (s) => [s.runId, 0n, 1000n],
     guarded: ['messages'],
@@ -292,7 +256,7 @@ export const HOT_QUERIES: readonly HotQuery[] = [
   {
     name: 'due-run scheduling',
     source: 'campaign-scheduler scheduling repository lockDueRuns',
-    sql: `SELECT id, campaign_id, lease_epoch FROM runs
+    sql: () => `SELECT id, campaign_id, lease_epoch FROM runs
            WHERE state = 'PENDING' AND fire_at <= UTC_TIMESTAMP(3)
              AND campaign_id IN (SELECT id FROM campaigns WHERE state = 'ACTIVE')
            ORDER BY fire_at, id LIMIT ?`,
@@ -312,7 +276,7 @@ function archiverQueries(): HotQuery[] {
   ) => ({
     name: `archiver: ${name}`,
     source,
-    sql: statement(SQL_ONLY).sql,
+    sql: (s: PlanSample) => statement(s).sql,
     params: (s: PlanSample) => statement(s).params,
     guarded,
   });
@@ -331,7 +295,7 @@ function archiverQueries(): HotQuery[] {
       ['messages'],
     ),
     q('first message at', (s) => firstMessageAtStatement(s.ids[0] ?? 0n), ['messages']),
-    q('copy window', (s) => copyWindowStatement(MESSAGE_COLUMNS, s.ids), ['messages']),
+    q('copy window', (s) => copyWindowStatement(s.messageColumns, s.ids), ['messages']),
     q('copy provider ids', (s) => copyProviderIdsStatement(s.ids), ['message_provider_ids']),
     q('delete provider ids', (s) => deleteProviderIdsStatement(s.ids), ['message_provider_ids']),
     q('delete window', (s) => deleteWindowStatement(s.ids), ['messages']),
@@ -363,7 +327,7 @@ interface ExplainRow {
 export async function explainHotQueries(query: DatabaseQuery, sample: PlanSample): Promise<PlanRow[]> {
   const plans: PlanRow[] = [];
   for (const hot of HOT_QUERIES) {
-    const rows = (await query(`EXPLAIN ${hot.sql}`, hot.params(sample))) as ExplainRow[];
+    const rows = (await query(`EXPLAIN ${hot.sql(sample)}`, hot.params(sample))) as ExplainRow[];
     for (const row of rows) {
       const table = row.table ?? '';
       const type = row.type ?? '';

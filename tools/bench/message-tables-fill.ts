@@ -173,6 +173,10 @@ async function sampleOf(query: DatabaseQuery, runId: number): Promise<PlanSample
   )) as {
     k: string;
   }[];
+  const columns = (await query(
+    `SELECT COLUMN_NAME AS name FROM information_schema.COLUMNS
+      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'messages' ORDER BY ORDINAL_POSITION`,
+  )) as { name: string }[];
   return {
     runId: BigInt(runId),
     ids: ids.map((row) => BigInt(row.id)),
@@ -182,5 +186,6 @@ async function sampleOf(query: DatabaseQuery, runId: number): Promise<PlanSample
     archivedIds: archived.map((row) => BigInt(row.id)),
     idempotencyKey: single?.k ?? '',
     tenantId: TENANT,
+    messageColumns: columns.map((column) => column.name),
   };
 }

@@ -40,6 +40,11 @@ const CSV_RECIPIENTS = 200;
 const LONG_RUN_RECIPIENTS = 1_500;
 /** Recipients of the campaign whose status events the tombstoned subscriber misses. */
 const SUBSCRIBER_RECIPIENTS = 10;
+/**
+ * A fresh browser context and its page, or closing them: well under a second on a quiet host, but the
+ * main phase's other suites load both cores, and Jest's default of 5 s for a hook was once exceeded.
+ */
+const HOOK_TIMEOUT_MS = 60_000;
 const MAIN_LINKS = ['Campaigns', 'New campaign', 'Credentials', 'Subscribers', 'Dead letters', 'Audit trail'];
 
 /**
@@ -75,12 +80,12 @@ describe('the operator console in Chromium', () => {
   beforeEach(async () => {
     if (browser === undefined) throw new Error('Chromium did not start');
     tab = await newBrowserPage(browser);
-  });
+  }, HOOK_TIMEOUT_MS);
 
   afterEach(async () => {
     await tab?.context.close();
     tab = undefined;
-  });
+  }, HOOK_TIMEOUT_MS);
 
   it('signs in with a tenant key, kept in sessionStorage only', async () => {
     const p = page();

@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { type Channel, FailureReason, RunPauseReason, SendOutcomeCode } from '@ums/contracts';
 import type { SendResult } from '@ums/domain';
 import type { SqlRunner } from '@ums/platform';
@@ -41,13 +41,10 @@ export interface ClaimCredits {
  */
 @Injectable()
 export class ClaimCreditsRepository {
-  private readonly ledger: CreditLedgerRepository;
-  private readonly pauses: RunPausesRepository;
-
-  constructor(@Optional() ledger?: CreditLedgerRepository, @Optional() pauses?: RunPausesRepository) {
-    this.ledger = ledger ?? new CreditLedgerRepository();
-    this.pauses = pauses ?? new RunPausesRepository();
-  }
+  constructor(
+    private readonly ledger: CreditLedgerRepository,
+    private readonly pauses: RunPausesRepository,
+  ) {}
 
   /**
    * `outgoing` are the rendered messages that will go to the provider (undefined: the claim was not

@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { quotaPeriodsAt } from '@ums/domain';
 import { selectRows, type SqlRunner, writeRows } from '@ums/platform';
 import { moveCounters, type RunTotals } from '../sending/run-counters';
@@ -75,7 +75,7 @@ const NO_RESERVATION: ReservationPlan = {
  */
 @Injectable()
 export class CreditLedgerRepository {
-  constructor(@Optional() private readonly metrics?: CreditsMetrics) {}
+  constructor(private readonly metrics: CreditsMetrics) {}
 
   /**
    * Reserves credits for the candidates (rows of priced accounts that will be sent): locks their
@@ -114,8 +114,8 @@ export class CreditLedgerRepository {
     );
     await addQuotaUsage(manager, plan.quotaUsed, periods);
     for (const account of plan.accounts)
-      this.metrics?.reserved.inc({ channel: account.channel }, account.amount);
-    for (const reason of plan.held.values()) this.metrics?.holds.inc({ reason });
+      this.metrics.reserved.inc({ channel: account.channel }, account.amount);
+    for (const reason of plan.held.values()) this.metrics.holds.inc({ reason });
     return plan;
   }
 
@@ -157,7 +157,7 @@ export class CreditLedgerRepository {
         perRun.set(row.runId, { charged: (perRun.get(row.runId)?.charged ?? 0) - row.charge });
     }
     await moveCounters(manager, [], perRun);
-    for (const entry of entries) this.metrics?.refunded.inc({ channel: entry.channel }, entry.amount);
+    for (const entry of entries) this.metrics.refunded.inc({ channel: entry.channel }, entry.amount);
     return entries.reduce((sum, entry) => sum + entry.amount, 0);
   }
 }

@@ -4,8 +4,9 @@ import { createDataSource, runPendingMigrations } from '@ums/platform';
 import { createTestDatabase, seedCampaign } from '@ums/testing';
 import type { DataSource } from 'typeorm';
 import type { RenderedClaim } from '../sending/content-rendering.service';
-import { type ClaimedMessage, MessageClaimsRepository } from '../sending/message-claims.repository';
+import type { ClaimedMessage, MessageClaimsRepository } from '../sending/message-claims.repository';
 import { foldCounterDeltas } from '../sending/run-counters';
+import { messageClaimsRepository } from '../sending/test/claims-repository';
 
 jest.setTimeout(60_000);
 
@@ -37,7 +38,7 @@ describe('credits with claims (real MariaDB)', () => {
     ds = createDataSource({ ...db.settings, poolSize: 8 });
     await ds.initialize();
     await runPendingMigrations(ds);
-    repo = new MessageClaimsRepository(ds);
+    repo = messageClaimsRepository(ds);
   });
 
   afterEach(async () => {

@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { FinishedBatchRetentionService } from './finished-batch-retention.service';
 import { FINISHED_BATCHES_INBOX, MessageClaimsRepository } from './message-claims.repository';
 import { SendingConfig } from './sending.config';
+import { messageClaimsRepository } from './test/claims-repository';
 
 const DAY_MS = 86_400_000;
 
@@ -21,7 +22,7 @@ describe('finished-batch inbox retention (real MariaDB)', () => {
     await ds.initialize();
     await runPendingMigrations(ds);
     registry = new MetricsRegistry('test');
-    repo = new MessageClaimsRepository(ds);
+    repo = messageClaimsRepository(ds, registry);
     retention = new FinishedBatchRetentionService(
       repo,
       loadConfig(SendingConfig, { SENDER_FINISHED_BATCH_RETENTION_MS: String(8 * DAY_MS) }),

@@ -3,8 +3,9 @@ import { FailureReason } from '@ums/contracts';
 import { createDataSource, runPendingMigrations } from '@ums/platform';
 import { createTestDatabase, seedCampaign } from '@ums/testing';
 import type { DataSource } from 'typeorm';
-import { MessageClaimsRepository } from './message-claims.repository';
+import type { MessageClaimsRepository } from './message-claims.repository';
 import { foldCounterDeltas } from './run-counters';
+import { messageClaimsRepository } from './test/claims-repository';
 
 describe('message claims (real MariaDB)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -16,7 +17,7 @@ describe('message claims (real MariaDB)', () => {
     ds = createDataSource({ ...db.settings, poolSize: 12 });
     await ds.initialize();
     await runPendingMigrations(ds);
-    repo = new MessageClaimsRepository(ds);
+    repo = messageClaimsRepository(ds);
   });
 
   afterAll(async () => {

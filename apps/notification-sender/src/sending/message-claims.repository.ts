@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { type Channel, FailureReason, MessageStatus } from '@ums/contracts';
 import {
   jsonColumn,
@@ -139,17 +139,11 @@ const FAILURE_COLUMNS: readonly JsonRowsColumn[] = [
  */
 @Injectable()
 export class MessageClaimsRepository {
-  private readonly credits: ClaimCreditsRepository;
-  private readonly ledger: CreditLedgerRepository;
-
   constructor(
     private readonly dataSource: DataSource,
-    @Optional() credits?: ClaimCreditsRepository,
-    @Optional() ledger?: CreditLedgerRepository,
-  ) {
-    this.credits = credits ?? new ClaimCreditsRepository();
-    this.ledger = ledger ?? new CreditLedgerRepository();
-  }
+    private readonly credits: ClaimCreditsRepository,
+    private readonly ledger: CreditLedgerRepository,
+  ) {}
 
   // Every statement that reads or writes messages by an id list names the primary key: on a small
   // table MariaDB scans the whole index for an UPDATE ... WHERE id IN (...), locking every row

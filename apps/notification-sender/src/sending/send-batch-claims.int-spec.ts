@@ -14,6 +14,7 @@ import {
   seedRun,
   statesOf,
 } from './test/send-batch-harness';
+import { claimCreditRepositories } from './test/claims-repository';
 
 jest.setTimeout(60_000);
 
@@ -54,6 +55,10 @@ describe('claims around the provider call (real MariaDB and Redis)', () => {
   let redis: Redis;
   const prefix = `t-claims-${randomBytes(4).toString('hex')}:`;
   let suite = 0;
+  const slowClaims = (): SlowClaims => {
+    const { credits, ledger } = claimCreditRepositories();
+    return new SlowClaims(ds, credits, ledger);
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase('send_batch_claims');
@@ -134,7 +139,7 @@ describe('claims around the provider call (real MariaDB and Redis)', () => {
   });
 
   it('gives the claim back when the claim check before the provider call fails', async () => {
-    const claims = new SlowClaims(ds);
+    const claims = slowClaims();
     claims.failRefresh = 1;
     // The process stalls after claiming (a claim older than a second is checked again before the call).
     claims.afterClaim = () => new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -153,7 +158,7 @@ describe('claims around the provider call (real MariaDB and Redis)', () => {
   it('gives the claim back when retaking a stale grant fails in Redis', async () => {
     let failRetake = true;
     let takes = 0;
-    const claims = new SlowClaims(ds);
+    const claims = slowClaims();
     const { harness, run, provider } = await setUp(20, {
       claims,
       rateLimit: (real) =>
@@ -188,7 +193,7 @@ describe('claims around the provider call (real MariaDB and Redis)', () => {
   it('sends nothing when a stale grant cannot be retaken within the claim window: PENDING, then sent', async () => {
     let starve = true;
     let takes = 0;
-    const claims = new SlowClaims(ds);
+    const claims = slowClaims();
     const { harness, run, provider } = await setUp(20, {
       claims,
       sendingEnv: { SENDER_CLAIM_TIMEOUT_MS: '6100', SENDER_CLAIM_RECORD_MARGIN_MS: '100' },
@@ -264,7 +269,7 @@ describe('claims around the provider call (real MariaDB and Redis)', () => {
   });
 
   it('refreshes a claim that aged past the timeout before the provider call, so a sweep meanwhile takes nothing', async () => {
-    const claims = new SlowClaims(ds);
+    const claims = slowClaims();
     // As if the process stalled after claiming: the claim is older than the timeout, not yet swept.
     claims.afterClaim = async (token) => {
       await new Promise((resolve) => setTimeout(resolve, 1_100));

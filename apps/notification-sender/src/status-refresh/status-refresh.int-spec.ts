@@ -43,7 +43,6 @@ import { StatusApis } from '../providers/status-apis';
 import { testHttpClient, TWILIO_SID } from '../providers/test/provider-fixtures';
 import { TwilioAdapter } from '../providers/twilio.adapter';
 import { TwilioStatusApi } from '../providers/twilio.status-api';
-import { CreditLedgerRepository } from '../credits/credit-ledger.repository';
 import { foldCounterDeltas } from '../sending/run-counters';
 import { SendingConfig } from '../sending/sending.config';
 import { StatusEventsPublisher } from '../sending/status-events.publisher';
@@ -55,6 +54,7 @@ import { StatusRefreshMetrics } from './status-refresh.metrics';
 import { StatusRefreshRepository } from './status-refresh.repository';
 import { StatusRefreshService } from './status-refresh.service';
 import { StatusRefreshSettler } from './status-refresh.settler';
+import { creditLedgerRepository } from '../sending/test/claims-repository';
 
 jest.setTimeout(180_000);
 
@@ -141,7 +141,7 @@ describe('status refresh (provider simulator process, MariaDB, Kafka)', () => {
       repository,
       metrics,
       ds,
-      new NotReceivedCredits(new CreditLedgerRepository()),
+      new NotReceivedCredits(creditLedgerRepository(registry)),
     );
     service = new StatusRefreshService(
       config,

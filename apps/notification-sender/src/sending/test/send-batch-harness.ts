@@ -23,7 +23,7 @@ import { RateLimitRepository } from '../../rate-limit/rate-limit.repository';
 import { RateLimitService } from '../../rate-limit/rate-limit.service';
 import { CampaignContentRepository } from '../campaign-content.repository';
 import { ContentRenderingService } from '../content-rendering.service';
-import { MessageClaimsRepository } from '../message-claims.repository';
+import type { MessageClaimsRepository } from '../message-claims.repository';
 import { ProviderExchangeService } from '../provider-exchange.service';
 import { RetryRoutingService } from '../retry-routing.service';
 import { RunStatesRepository } from '../run-states.repository';
@@ -36,6 +36,7 @@ import { SendingConfig } from '../sending.config';
 import { SendingMetrics } from '../sending.metrics';
 import type { StatusChange } from '../status-change';
 import type { StatusEventsPublisher } from '../status-events.publisher';
+import { messageClaimsRepository } from './claims-repository';
 
 /** A provider that counts what reaches it: every request is one message (single-message provider). */
 export class CountingProvider {
@@ -125,7 +126,7 @@ export class SendBatchHarness {
       logger(),
     );
     this.rateLimit = options.rateLimit?.(realLimiter) ?? realLimiter;
-    this.claims = options.claims ?? new MessageClaimsRepository(options.ds);
+    this.claims = options.claims ?? messageClaimsRepository(options.ds, registry);
     const realCampaigns = new CampaignContentRepository(options.ds, this.sendingConfig);
     const credential = {
       ...credentialFor(Provider.Simulator, { baseUrl: 'http://127.0.0.1:9' }, 'key', {
