@@ -10,7 +10,8 @@ describe('webhook-dispatcher: a backlogged healthy subscriber (real process)', (
 
   beforeAll(async () => {
     fixture = await DispatcherFixture.start('webhook_backlog', {
-      LOG_LEVEL: 'error',
+      // Warnings too: a spill that failed or a subscriber tombstoned shows in the test log.
+      LOG_LEVEL: 'warn',
       // One request at a time and a lane of 5: a burst of 60 overflows the lane again and again.
       WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIBER: '1',
       WEBHOOK_MAX_QUEUED_PER_SUBSCRIBER: '5',
@@ -22,6 +23,15 @@ describe('webhook-dispatcher: a backlogged healthy subscriber (real process)', (
   afterAll(async () => {
     await fixture?.stop();
   });
+
+  async function deliveryRows(
+    subscriberId: string,
+  ): Promise<{ state: string; attempts: number | string; n: number | string }[]> {
+    return (await fixture.ds.query(
+      `SELECT state, attempts, COUNT(*) AS n FROM deliveries WHERE subscriber_id = ? GROUP BY state, attempts`,
+      [subscriberId],
+    )) as { state: string; attempts: number | string; n: number | string }[];
+  }
 
   it('delivers every event of a burst once, each attempted once, none dead-lettered for the backlog alone', async () => {
     const { server, id } = await fixture.subscribe('burst');
@@ -35,6 +45,12 @@ describe('webhook-dispatcher: a backlogged healthy subscriber (real process)', (
     await waitUntil('every event delivered', () => server.accepted.length === EVENTS, {
       timeoutMs: 120_000,
       intervalMs: 200,
+    }).catch(async (error: unknown) => {
+      // What was delivered and where the rest stand, for the failure's message.
+      throw new Error(
+        `${String(error)}: ${new Set(server.accepted).size} of ${EVENTS} events accepted, rows ` +
+          JSON.stringify(await deliveryRows(id)),
+      );
     });
     // The subscriber counts a request when it arrives; the dispatcher settles its row once the answer is
     // back (read at once, the last row could still be PENDING). A row left unsettled times out here.
@@ -49,10 +65,7 @@ describe('webhook-dispatcher: a backlogged healthy subscriber (real process)', (
       },
       { timeoutMs: 30_000, intervalMs: 200 },
     );
-    const rows = (await fixture.ds.query(
-      `SELECT state, attempts, COUNT(*) AS n FROM deliveries WHERE subscriber_id = ? GROUP BY state, attempts`,
-      [id],
-    )) as { state: string; attempts: number | string; n: number | string }[];
+    const rows = await deliveryRows(id);
     const spilled = await sumMetric([fixture.dispatcher.managementUrl], 'ums_webhook_deliveries_total', {
       outcome: 'spilled',
     });
