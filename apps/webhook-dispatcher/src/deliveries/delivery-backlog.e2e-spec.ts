@@ -36,7 +36,7 @@ describe('webhook-dispatcher: a backlogged healthy subscriber (real process)', (
   it('delivers every event of a burst once, each attempted once, none dead-lettered for the backlog alone', async () => {
     const { server, id } = await fixture.subscribe('burst');
     server.mode = { kind: 'ok', delayMs: 50 };
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the directory has it
+    // No wait: the subscriber is in this replica's directory once its creation is answered.
 
     await fixture.publishStatuses(
       Array.from({ length: EVENTS }, (_, i) => statusEvent(`burst-${i}`, i, 'burst', 'cmp-burst')),

@@ -48,7 +48,11 @@ interface Logged {
   readonly message: string;
 }
 
-function directoryOver(records: () => SubscriberRecord[]): {
+/** `read` runs after the rows are read and before the load goes on (a slow query). */
+function directoryOver(
+  records: () => SubscriberRecord[],
+  read: () => Promise<void> = () => Promise.resolve(),
+): {
   directory: SubscriberDirectory;
   logged: Logged[];
   metrics: SubscribersMetrics;
@@ -60,7 +64,12 @@ function directoryOver(records: () => SubscriberRecord[]): {
       logged.push({ level, context, message });
     };
   const logger = { info: log('info'), warn: log('warn'), error: log('error') } as unknown as PinoLogger;
-  const repository = { all: () => Promise.resolve(records()) } as unknown as SubscribersRepository;
+  const all = async (): Promise<SubscriberRecord[]> => {
+    const rows = records();
+    await read();
+    return rows;
+  };
+  const repository = { all } as unknown as SubscribersRepository;
   const metrics = new SubscribersMetrics(new MetricsRegistry('test'));
   return {
     directory: new SubscriberDirectory(repository, box, new DeliveriesConfig(), metrics, logger),
@@ -75,6 +84,29 @@ async function gauge(metrics: SubscribersMetrics): Promise<number> {
 
 describe('SubscriberDirectory', () => {
   const secret = generateWebhookSecret();
+
+  it('reloads after a change made while a load that read before it was in flight', async () => {
+    let rows = [record('sub_old', 't1', box.seal(secret))];
+    let reads = 0;
+    let release: () => void = () => undefined;
+    const firstReadHeld = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { directory } = directoryOver(
+      () => rows,
+      () => (++reads === 1 ? firstReadHeld : Promise.resolve()),
+    );
+    const inFlight = directory.reload();
+    // A subscriber created (committed) while that load, which read the table before it, is still running.
+    rows = [...rows, record('sub_new', 't1', box.seal(secret))];
+    const afterChange = [directory.reload(), directory.reload()];
+    release();
+    await Promise.all([inFlight, ...afterChange]);
+
+    expect(directory.get('sub_new')).toBeDefined();
+    // One more load for both callers that came during the first.
+    expect(reads).toBe(2);
+  });
 
   it('takes out only the subscribers whose secret does not open: logged once by code, counted, back once readable', async () => {
     const unreadableSecret = generateWebhookSecret();

@@ -43,6 +43,8 @@ export class SubscriberDirectory implements OnModuleInit, OnApplicationShutdown 
   private unreadable = new Map<string, string>();
   private timer?: NodeJS.Timeout;
   private loading?: Promise<void>;
+  /** The load that starts once the one in flight ends, for callers that came during it. */
+  private nextLoad?: Promise<void>;
 
   constructor(
     private readonly repository: SubscribersRepository,
@@ -94,12 +96,25 @@ export class SubscriberDirectory implements OnModuleInit, OnApplicationShutdown 
     return counts;
   }
 
-  /** Re-reads now; concurrent callers share one load. */
+  /**
+   * Re-reads, in a load that starts after this call: a load already in flight may have read the
+   * table before the caller's change, so the caller waits for one more after it. Callers arriving
+   * meanwhile share that next load, so a burst of changes costs at most two.
+   */
   reload(): Promise<void> {
-    this.loading ??= this.load().finally(() => {
-      this.loading = undefined;
-    });
-    return this.loading;
+    if (this.loading === undefined) {
+      this.loading = this.load().finally(() => {
+        this.loading = undefined;
+      });
+      return this.loading;
+    }
+    this.nextLoad ??= this.loading
+      .catch(() => undefined)
+      .then(() => {
+        this.nextLoad = undefined;
+        return this.reload();
+      });
+    return this.nextLoad;
   }
 
   private async load(): Promise<void> {
