@@ -85,7 +85,7 @@ async function gauge(metrics: SubscribersMetrics): Promise<number> {
 describe('SubscriberDirectory', () => {
   const secret = generateWebhookSecret();
 
-  it('reloads after a change made while a load that read before it was in flight', async () => {
+  it('reloads after an API change made while a load that read before it was in flight', async () => {
     let rows = [record('sub_old', 't1', box.seal(secret))];
     let reads = 0;
     let release: () => void = () => undefined;
@@ -99,7 +99,7 @@ describe('SubscriberDirectory', () => {
     const inFlight = directory.reload();
     // A subscriber created (committed) while that load, which read the table before it, is still running.
     rows = [...rows, record('sub_new', 't1', box.seal(secret))];
-    const afterChange = [directory.reload(), directory.reload()];
+    const afterChange = [directory.reloadAfterChange(), directory.reloadAfterChange()];
     release();
     await Promise.all([inFlight, ...afterChange]);
 

@@ -96,18 +96,21 @@ export class SubscriberDirectory implements OnModuleInit, OnApplicationShutdown 
     return counts;
   }
 
-  /**
-   * Re-reads, in a load that starts after this call: a load already in flight may have read the
-   * table before the caller's change, so the caller waits for one more after it. Callers arriving
-   * meanwhile share that next load, so a burst of changes costs at most two.
-   */
+  /** Re-reads now; concurrent callers share one load (one in flight may have read before the call). */
   reload(): Promise<void> {
-    if (this.loading === undefined) {
-      this.loading = this.load().finally(() => {
-        this.loading = undefined;
-      });
-      return this.loading;
-    }
+    this.loading ??= this.load().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  /**
+   * Re-reads in a load that starts after this call, for an API change the caller answers next: a load
+   * already in flight may have read the table before the change, so the caller waits for one more
+   * after it. Callers arriving meanwhile share that next load.
+   */
+  reloadAfterChange(): Promise<void> {
+    if (this.loading === undefined) return this.reload();
     this.nextLoad ??= this.loading
       .catch(() => undefined)
       .then(() => {

@@ -52,7 +52,7 @@ export class SubscribersService {
       maxEventsPerRequest: dto.maxEventsPerRequest ?? 1,
       sealedSecret: this.box.seal(secret),
     });
-    await this.directory.reload();
+    await this.directory.reloadAfterChange();
     return toSubscriberView(await this.require(id, tenantId), { secret, failuresInWindow: 0 });
   }
 
@@ -88,14 +88,14 @@ export class SubscribersService {
     if (moved && (changes.internal || current.internal)) requireOperator(byOperator);
     await this.checkUrl(changes.url, changes.internal, moved);
     if (!(await this.repository.update(id, tenant, changes))) throw subscriberNotFound(id);
-    await this.directory.reload();
+    await this.directory.reloadAfterChange();
     return this.get(id, tenant);
   }
 
   async delete(id: string, tenant: TenantFilter): Promise<void> {
     if (!(await this.repository.delete(id, tenant))) throw subscriberNotFound(id);
     await this.failures.clear(id);
-    await this.directory.reload();
+    await this.directory.reloadAfterChange();
   }
 
   /** A new secret; the old one keeps signing (as a second signature) for WEBHOOK_SECRET_GRACE_MS. */
@@ -108,7 +108,7 @@ export class SubscribersService {
       graceMs: this.config.WEBHOOK_SECRET_GRACE_MS,
     });
     if (!rotated) throw subscriberNotFound(id);
-    await this.directory.reload();
+    await this.directory.reloadAfterChange();
     return toSubscriberView(await this.require(id, tenant), { secret });
   }
 
